@@ -1,0 +1,44 @@
+import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
+import { NotificationNotFoundError } from '../../errors/notification-not-found.error.js';
+import { ValidationError } from '../../errors/validation.error.js';
+import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
+import { JournalWriter } from '../../journal/journal-writer.service.js';
+import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import { isCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
+import { ConsumeProcessNotificationCommand } from './consume-process-notification.command.js';
+import type { NotificationConsumption } from './notification-consumption.interface.js';
+
+@CommandHandler(ConsumeProcessNotificationCommand)
+export class ConsumeProcessNotificationHandler implements ICommandHandler<ConsumeProcessNotificationCommand> {
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly journal: JournalWriter,
+    private readonly eventBus: EventBus,
+  ) {}
+
+  async execute(command: ConsumeProcessNotificationCommand): Promise<NotificationConsumption> {
+    if (!isCanonicalUuid(command.commandId)) throw new ValidationError('command_id', 'command_id must be a canonical, non-nil UUID');
+    const commandId = command.commandId.toLowerCase();
+    const loop = this.registry.requireLoop(command.sessionId.toLowerCase(), command.loopId.toLowerCase());
+
+    if (loop.has(commandId)) {
+      const { record, appended } = await this.journal.append({
+        sessionId: loop.sessionId,
+        loopId: loop.loopId,
+        kind: 'process_notification_consumed',
+        idempotencyId: `consumed:${commandId}`,
+        payload: { command_id: commandId, loop_id: loop.loopId },
+        causeCommandId: commandId,
+      });
+      // Removed only after the consumed record committed, so a crash before it leaves it pending.
+      loop.remove(commandId);
+      if (appended) {
+        this.eventBus.publish(new ProcessNotificationConsumedEvent(loop.sessionId, loop.loopId, commandId, record.sequence));
+      }
+      return { consumed: appended, sequence: record.sequence };
+    }
+    const prior = await this.journal.consumptionOf(loop.sessionId, commandId);
+    if (prior && prior.loopId === loop.loopId) return { consumed: false, sequence: prior.sequence };
+    throw new NotificationNotFoundError(loop.loopId, commandId);
+  }
+}

@@ -1,0 +1,15 @@
+import { Command } from '@nestjs/cqrs';
+import type { Subject } from 'rxjs';
+import type { LoopAnswer } from '../../sessions/process-loop.js';
+import type { PendingProcessNotification } from '../../sessions/pending-process-notification.interface.js';
+
+/** Offer a journaled notification to its loop and answer through `reply`. */
+export class DispatchProcessNotificationCommand extends Command<void> {
+  constructor(
+    readonly notification: PendingProcessNotification,
+    readonly alreadyConsumed: boolean,
+    readonly reply: Subject<LoopAnswer>,
+  ) {
+    super();
+  }
+}

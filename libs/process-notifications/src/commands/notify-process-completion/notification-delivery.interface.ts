@@ -1,0 +1,9 @@
+/** The outcome of a successful delivery. */
+export interface NotificationDelivery {
+  readonly disposition: 'accepted' | 'duplicate';
+  readonly commandId: string;
+  /** Journal sequence of the notification's record (the original one on a retry). */
+  readonly sequence: number;
+  /** False when an identical earlier call already journaled it: this call wrote nothing. */
+  readonly appended: boolean;
+}

@@ -1,0 +1,17 @@
+import { Command } from '@nestjs/cqrs';
+import type { NotificationDelivery } from './notification-delivery.interface.js';
+
+/**
+ * Deliver a process completion notification to its loop, journal first.
+ * Resolves on `accepted` or `duplicate`; any other outcome is a typed error.
+ * @param sessionId the session the call is made for; the notification's `session_id` must match it
+ * @param notification the raw notification (validated by the handler)
+ */
+export class NotifyProcessCompletionCommand extends Command<NotificationDelivery> {
+  constructor(
+    readonly sessionId: string,
+    readonly notification: unknown,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,69 @@
+import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
+import { firstValueFrom, ReplaySubject } from 'rxjs';
+import { DeliveryStoppedError } from '../../errors/delivery-stopped.error.js';
+import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
+import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js';
+import { ProcessNotificationDispatchRequestedEvent } from '../../events/process-notification-dispatch-requested.event.js';
+import { JournalWriter } from '../../journal/journal-writer.service.js';
+import type { PendingProcessNotification } from '../../sessions/pending-process-notification.interface.js';
+import type { LoopAnswer } from '../../sessions/process-loop.js';
+import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import { validateInput } from '../../validation/validate-input.js';
+import type { NotificationDelivery } from './notification-delivery.interface.js';
+import { NotifyProcessCompletionCommand } from './notify-process-completion.command.js';
+import { ProcessCompletionNotificationDto } from './process-completion-notification.dto.js';
+
+/**
+ * Validate, check owner and loop, append to the journal, and only then dispatch to the loop
+ * through the LoopSaga, waiting for the loop's answer.
+ */
+@CommandHandler(NotifyProcessCompletionCommand)
+export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyProcessCompletionCommand> {
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly journal: JournalWriter,
+    private readonly eventBus: EventBus,
+  ) {}
+
+  async execute({ sessionId, notification }: NotifyProcessCompletionCommand): Promise<NotificationDelivery> {
+    const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, notification);
+    const caller = sessionId.toLowerCase();
+    if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
+    const loop = this.registry.requireLoop(dto.session_id, dto.loop_id);
+    if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
+
+    const { record, appended } = await this.journal.append({
+      sessionId: dto.session_id,
+      loopId: dto.loop_id,
+      kind: 'process_notification',
+      idempotencyId: dto.command_id,
+      // Canonical order; nothing per-attempt, so an identical retry is byte-identical.
+      payload: {
+        command_id: dto.command_id,
+        session_id: dto.session_id,
+        loop_id: dto.loop_id,
+        process_handle: dto.process_handle,
+        state: dto.state,
+        reason: dto.reason,
+      },
+    });
+    const pending: PendingProcessNotification = {
+      commandId: dto.command_id,
+      sessionId: dto.session_id,
+      loopId: dto.loop_id,
+      processHandle: dto.process_handle,
+      state: dto.state,
+      reason: dto.reason,
+      sequence: record.sequence,
+    };
+    // Only a retry can find it consumed; the first delivery skips the lookup.
+    const alreadyConsumed =
+      !appended && !loop.has(dto.command_id) && (await this.journal.consumptionOf(dto.session_id, dto.command_id)) !== null;
+
+    const reply = new ReplaySubject<LoopAnswer>(1);
+    this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, alreadyConsumed, reply));
+    const answer = await firstValueFrom(reply);
+    if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause);
+    return { disposition: answer.disposition, commandId: dto.command_id, sequence: record.sequence, appended };
+  }
+}

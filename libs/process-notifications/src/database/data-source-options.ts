@@ -1,0 +1,48 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import { JournalRecordEntity } from '../journal/journal-record.entity.js';
+import { LoopEntity } from '../sessions/loop.entity.js';
+import { SessionEntity } from '../sessions/session.entity.js';
+import { InitialSchema1764450000000 } from './migrations/1764450000000-initial-schema.migration.js';
+
+/** The default database: an embedded SQLite file. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
+
+export const PN_ENTITIES = [JournalRecordEntity, SessionEntity, LoopEntity];
+export const PN_MIGRATIONS = [InitialSchema1764450000000];
+
+/**
+ * Turns a `PN_DATABASE_URL`-style URL (`sqlite:<path>`, `sqlite::memory:`, `postgres://...`)
+ * into TypeORM options. The schema always comes from the migrations, never `synchronize`.
+ */
+export function dataSourceOptionsFromUrl(url: string = DEFAULT_DATABASE_URL): DataSourceOptions {
+  const common = {
+    entities: PN_ENTITIES,
+    migrations: PN_MIGRATIONS,
+    migrationsRun: true,
+    synchronize: false,
+    logging: false,
+  } as const;
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return { type: 'postgres', url, ...common };
+  }
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (!path) throw new Error(`database URL "${url}" names no file`);
+    const memory = path === ':memory:';
+    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    return {
+      type: 'better-sqlite3',
+      database: path,
+      ...common,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        if (!memory) db.pragma('journal_mode = WAL');
+        // FULL: a committed append survives power loss, not only a process crash.
+        db.pragma('synchronous = FULL');
+        db.pragma('busy_timeout = 5000');
+      },
+    };
+  }
+  throw new Error(`unsupported database URL "${url}": use sqlite:<path>, sqlite::memory: or postgres://...`);
+}

@@ -1,0 +1,17 @@
+import { ProcessNotificationsError } from './process-notifications.error.js';
+
+/** Why a loop answered `stopped`. */
+export type StopCause = 'loop_stopped' | 'inbox_full' | 'misrouted';
+
+/**
+ * The loop answered `stopped`. The notification is journaled; retry later with the same
+ * `command_id` and an identical payload.
+ */
+export class DeliveryStoppedError extends ProcessNotificationsError {
+  readonly code = 'delivery_stopped';
+  override readonly disposition = 'stopped' as const;
+
+  constructor(readonly loopId: string, readonly stopCause: StopCause) {
+    super(`loop ${loopId} answered stopped (${stopCause})`);
+  }
+}

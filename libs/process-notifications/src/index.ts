@@ -1,0 +1,32 @@
+// The public API of the process-notifications library. Nothing else is imported from outside.
+export { ProcessNotificationsModule } from './process-notifications.module.js';
+export type { ProcessNotificationsModuleOptions } from './process-notifications-options.interface.js';
+export { DEFAULT_LOOP_CAPACITY } from './process-notifications.module-definition.js';
+export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
+export { ProcessNotificationsService } from './process-notifications.service.js';
+export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
+
+export { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
+export { ProcessCompletionNotificationDto } from './commands/notify-process-completion/process-completion-notification.dto.js';
+export type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
+export { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
+export type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
+
+export { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
+export { ProcessNotificationConsumedEvent } from './events/process-notification-consumed.event.js';
+export type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
+export type { LoopEngine, LoopState } from './sessions/loop.entity.js';
+
+export { ProcessNotificationsError, type Disposition } from './errors/process-notifications.error.js';
+export { ValidationError } from './errors/validation.error.js';
+export { OwnerMismatchError } from './errors/owner-mismatch.error.js';
+export { SessionNotFoundError } from './errors/session-not-found.error.js';
+export { LoopNotFoundError } from './errors/loop-not-found.error.js';
+export { UnsupportedEngineError } from './errors/unsupported-engine.error.js';
+export { IdempotencyCollisionError } from './errors/idempotency-collision.error.js';
+export { DeliveryStoppedError, type StopCause } from './errors/delivery-stopped.error.js';
+export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
+export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
+export { AlreadyExistsError } from './errors/already-exists.error.js';
+
+export * from './vocabulary/process-vocabulary.js';

@@ -1,0 +1,187 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { Subject } from 'rxjs';
+import { DataSource, MoreThan, type EntityManager } from 'typeorm';
+import { PN_CONNECTION } from '../constants.js';
+import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
+import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { JournalRecordEntity, type JournalKind } from './journal-record.entity.js';
+
+/** A record to append. `payload` must already be in its canonical key order. */
+export interface JournalDraft {
+  readonly sessionId: string;
+  readonly loopId: string | null;
+  readonly kind: JournalKind;
+  readonly idempotencyId: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly causeCommandId?: string | null;
+}
+
+export interface JournalAppend {
+  /** The record now in the journal: the new one, or the original on an identical retry. */
+  readonly record: JournalRecordEntity;
+  /** True when this call wrote the record. */
+  readonly appended: boolean;
+}
+
+type Outcome<T> = { value: T; written: JournalRecordEntity[] };
+
+interface Job {
+  run(manager: EntityManager): Promise<Outcome<unknown>>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+// Domain errors thrown by a unit of work pass through; anything else is the store failing.
+function asJournalError(error: unknown): Error {
+  return error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+}
+
+// Enough to amortise a commit (an fsync on a file database) without holding callers for long.
+const MAX_BATCH = 256;
+
+/**
+ * The single gateway to the database. Every unit of work is queued and run one transaction
+ * at a time, so TypeORM never opens a transaction inside another on SQLite's one connection;
+ * work queued while a transaction runs is committed together in the next one (group commit).
+ * When a batch fails, each of its jobs is retried alone, so every caller gets its own answer.
+ */
+@Injectable()
+export class JournalWriter {
+  private readonly logger = new Logger(JournalWriter.name);
+  private readonly queue: Job[] = [];
+  private draining = false;
+  private readonly committed = new Subject<JournalRecordEntity>();
+
+  /** Records as they commit, in sequence order. */
+  readonly records$ = this.committed.asObservable();
+
+  constructor(@InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource) {}
+
+  /**
+   * Appends a record idempotently, keyed by (session, idempotency id). An identical retry
+   * writes nothing and returns the original; a different payload under the same id throws
+   * {@link IdempotencyCollisionError}; any store failure throws {@link JournalUnavailableError}.
+   */
+  async append(draft: JournalDraft): Promise<JournalAppend> {
+    const payload = JSON.stringify(draft.payload);
+    const fingerprint = createHash('sha256').update(`${draft.kind}\n${payload}`).digest('hex');
+    const result = await this.enqueue<JournalAppend | { collision: JournalRecordEntity }>(async (manager) => {
+      const existing = await manager.findOneBy(JournalRecordEntity, {
+        sessionId: draft.sessionId,
+        idempotencyId: draft.idempotencyId,
+      });
+      if (existing) {
+        const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
+        return { value, written: [] };
+      }
+      const record = manager.create(JournalRecordEntity, {
+        sessionId: draft.sessionId,
+        loopId: draft.loopId,
+        kind: draft.kind,
+        idempotencyId: draft.idempotencyId,
+        fingerprint,
+        payload,
+        causeCommandId: draft.causeCommandId ?? null,
+        createdAt: new Date().toISOString(),
+      });
+      await manager.insert(JournalRecordEntity, record);
+      return { value: { record, appended: true }, written: [record] };
+    });
+    if ('collision' in result) throw new IdempotencyCollisionError(draft.idempotencyId, result.collision.sequence);
+    return result;
+  }
+
+  /** Runs `work` in its own serialized transaction (writes other than journal appends). */
+  write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.enqueue(async (manager) => ({ value: await work(manager), written: [] }));
+  }
+
+  /**
+   * Runs a read in the same queue, so it never observes another caller's uncommitted
+   * transaction on a shared SQLite connection.
+   */
+  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.write(work);
+  }
+
+  /** The consumed record of a notification, if it was consumed. */
+  consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
+    return this.read((manager) =>
+      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: 'process_notification_consumed' }),
+    );
+  }
+
+  /** Up to `limit` records of a session after sequence `after`, in sequence order. */
+  page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
+    return this.read((manager) =>
+      manager.find(JournalRecordEntity, {
+        where: { sessionId, sequence: MoreThan(after) },
+        order: { sequence: 'ASC' },
+        take: limit,
+      }),
+    );
+  }
+
+  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) {
+        this.draining = true;
+        // Let callers of the same tick join the first batch.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        try {
+          const outcomes = await this.transaction(batch);
+          this.settle(batch, outcomes);
+        } catch (error) {
+          if (batch.length === 1) {
+            batch[0]!.reject(asJournalError(error));
+            continue;
+          }
+          // One job's failure must not become every caller's: retry each alone.
+          for (const job of batch) {
+            try {
+              this.settle([job], await this.transaction([job]));
+            } catch (jobError) {
+              job.reject(asJournalError(jobError));
+            }
+          }
+        }
+      }
+    } catch (error) {
+      this.logger.error('journal queue failed', error as Error);
+    } finally {
+      this.draining = false;
+      if (this.queue.length > 0) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
+    }
+  }
+
+  private transaction(batch: Job[]): Promise<Outcome<unknown>[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const outcomes: Outcome<unknown>[] = [];
+      for (const job of batch) outcomes.push(await job.run(manager));
+      return outcomes;
+    });
+  }
+
+  // Commit first, publish after: callers and subscribers hear only of committed records.
+  private settle(batch: Job[], outcomes: Outcome<unknown>[]): void {
+    batch.forEach((job, i) => {
+      for (const record of outcomes[i]!.written) this.committed.next(record);
+      job.resolve(outcomes[i]!.value);
+    });
+  }
+}

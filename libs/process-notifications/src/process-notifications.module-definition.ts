@@ -1,0 +1,13 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { ProcessNotificationsModuleOptions } from './process-notifications-options.interface.js';
+
+export const {
+  ConfigurableModuleClass,
+  MODULE_OPTIONS_TOKEN: PROCESS_NOTIFICATIONS_OPTIONS,
+  OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<ProcessNotificationsModuleOptions>()
+  .setClassMethodName('forRoot')
+  .build();
+
+export const DEFAULT_LOOP_CAPACITY = 64;

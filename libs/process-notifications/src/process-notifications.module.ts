@@ -1,0 +1,78 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConsumeProcessNotificationHandler } from './commands/consume-process-notification/consume-process-notification.handler.js';
+import { DispatchProcessNotificationHandler } from './commands/dispatch-process-notification/dispatch-process-notification.handler.js';
+import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
+import { PN_CONNECTION } from './constants.js';
+import { dataSourceOptionsFromUrl } from './database/data-source-options.js';
+import { JournalWriter } from './journal/journal-writer.service.js';
+import {
+  ASYNC_OPTIONS_TYPE,
+  ConfigurableModuleClass,
+  OPTIONS_TYPE,
+  PROCESS_NOTIFICATIONS_OPTIONS,
+} from './process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from './process-notifications-options.interface.js';
+import { ProcessNotificationsOptionsModule } from './process-notifications-options.module.js';
+import { ProcessNotificationsService } from './process-notifications.service.js';
+import { LoopSaga } from './sagas/loop.saga.js';
+import { SessionRegistry } from './sessions/session-registry.service.js';
+
+/**
+ * Journal-first delivery of process completion notifications to agent loops.
+ * Import it once with {@link ProcessNotificationsModule.forRoot} or `forRootAsync`, then inject
+ * {@link ProcessNotificationsService} (or use the command bus with the exported commands).
+ */
+@Module({
+  imports: [CqrsModule],
+  providers: [
+    JournalWriter,
+    SessionRegistry,
+    LoopSaga,
+    NotifyProcessCompletionHandler,
+    DispatchProcessNotificationHandler,
+    ConsumeProcessNotificationHandler,
+    ProcessNotificationsService,
+  ],
+  exports: [ProcessNotificationsService],
+})
+export class ProcessNotificationsModule extends ConfigurableModuleClass {
+  /**
+   * @param options database URL and loop capacity; every field has a default
+   */
+  static override forRoot(options: typeof OPTIONS_TYPE = {}): DynamicModule {
+    return ProcessNotificationsModule.withDatabase(super.forRoot(options));
+  }
+
+  /**
+   * @param options `useFactory`/`useClass`/`useExisting` resolving to the module options
+   */
+  static override forRootAsync(options: typeof ASYNC_OPTIONS_TYPE): DynamicModule {
+    return ProcessNotificationsModule.withDatabase(super.forRootAsync(options));
+  }
+
+  // The generated options providers move into one options module that both this module and
+  // its named TypeORM connection import, so the factory runs once.
+  private static withDatabase(generated: DynamicModule): DynamicModule {
+    const optionsModule: DynamicModule = {
+      module: ProcessNotificationsOptionsModule,
+      imports: generated.imports ?? [],
+      providers: generated.providers ?? [],
+      exports: [PROCESS_NOTIFICATIONS_OPTIONS],
+    };
+    return {
+      ...generated,
+      providers: [],
+      imports: [
+        optionsModule,
+        TypeOrmModule.forRootAsync({
+          name: PN_CONNECTION,
+          imports: [optionsModule],
+          inject: [PROCESS_NOTIFICATIONS_OPTIONS],
+          useFactory: (options: ProcessNotificationsModuleOptions) => dataSourceOptionsFromUrl(options.databaseUrl),
+        }),
+      ],
+    };
+  }
+}

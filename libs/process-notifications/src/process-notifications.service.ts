@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { map, type Observable } from 'rxjs';
+import { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
+import type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
+import type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
+import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
+import type { JournalRecordEntity } from './journal/journal-record.entity.js';
+import { JournalWriter } from './journal/journal-writer.service.js';
+import type { LoopEngine } from './sessions/loop.entity.js';
+import type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
+import type { ProcessLoop } from './sessions/process-loop.js';
+import { SessionRegistry } from './sessions/session-registry.service.js';
+import type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
+
+function loopView(loop: ProcessLoop): LoopView {
+  return { loopId: loop.loopId, sessionId: loop.sessionId, engine: loop.engine, state: loop.state, capacity: loop.capacity, pending: loop.size };
+}
+
+function recordView(record: JournalRecordEntity): JournalRecordView {
+  return {
+    sequence: record.sequence,
+    sessionId: record.sessionId,
+    kind: record.kind,
+    loopId: record.loopId,
+    idempotencyId: record.idempotencyId,
+    causeCommandId: record.causeCommandId,
+    createdAt: record.createdAt,
+    payload: JSON.parse(record.payload) as Record<string, unknown>,
+  };
+}
+
+/**
+ * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
+ * Every write goes through the command bus or the serialized journal writer.
+ */
+@Injectable()
+export class ProcessNotificationsService {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly registry: SessionRegistry,
+    private readonly journal: JournalWriter,
+  ) {}
+
+  /**
+   * Opens a session. The returned token is shown once; only its hash is stored.
+   * @param sessionId the id to use; a random UUID when omitted
+   */
+  async openSession(sessionId?: string): Promise<{ sessionId: string; token: string }> {
+    const { session, token } = await this.registry.openSession(sessionId?.toLowerCase());
+    return { sessionId: session.sessionId, token };
+  }
+
+  /** The session and its loops; throws `SessionNotFoundError` when unknown. */
+  getSession(sessionId: string): SessionView {
+    const session = this.registry.requireSession(sessionId.toLowerCase());
+    return { sessionId: session.sessionId, loops: this.registry.loopsOf(session.sessionId).map(loopView) };
+  }
+
+  /** The session id a bearer token opens, or undefined. Constant-time comparison. */
+  authenticate(token: string): string | undefined {
+    return this.registry.authenticate(token);
+  }
+
+  /**
+   * Opens a loop in a session.
+   * @param engine only `native` loops take process notifications @default 'native'
+   */
+  async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
+    return loopView(await this.registry.openLoop(sessionId.toLowerCase(), options.loopId?.toLowerCase(), options.engine));
+  }
+
+  getLoop(sessionId: string, loopId: string): LoopView {
+    return loopView(this.registry.requireLoop(sessionId.toLowerCase(), loopId.toLowerCase()));
+  }
+
+  /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
+  async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
+    return loopView(await this.registry.stopLoop(sessionId.toLowerCase(), loopId.toLowerCase()));
+  }
+
+  /**
+   * Delivers a completion notification, journal first. Resolves on `accepted` or `duplicate`
+   * and rejects with a typed error otherwise (`DeliveryStoppedError` means: retry later with
+   * the same `command_id`).
+   * @param notification the supervisor's notification (snake_case, closed schema)
+   * @param sessionId the session the call is made for @default notification.session_id
+   */
+  async notifyProcessCompletion(notification: unknown, sessionId?: string): Promise<void> {
+    await this.deliverProcessCompletion(notification, sessionId);
+  }
+
+  /** Like {@link notifyProcessCompletion}, returning `{disposition, commandId, sequence, appended}`. */
+  deliverProcessCompletion(notification: unknown, sessionId?: string): Promise<NotificationDelivery> {
+    const caller = sessionId ?? (notification as { session_id?: unknown } | null)?.session_id;
+    return this.commandBus.execute(new NotifyProcessCompletionCommand(typeof caller === 'string' ? caller : '', notification));
+  }
+
+  /** The loop's pending set in acceptance order. */
+  pendingNotifications(sessionId: string, loopId: string): PendingProcessNotification[] {
+    return this.registry.requireLoop(sessionId.toLowerCase(), loopId.toLowerCase()).list();
+  }
+
+  /** Consumes a pending notification; a second consume answers `consumed: false`. */
+  consume(sessionId: string, loopId: string, commandId: string): Promise<NotificationConsumption> {
+    return this.commandBus.execute(new ConsumeProcessNotificationCommand(sessionId, loopId, commandId));
+  }
+
+  /** Journal records of a session after `after`, at most `limit`, in sequence order. */
+  async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
+    const session = this.registry.requireSession(sessionId.toLowerCase());
+    return (await this.journal.page(session.sessionId, after, limit)).map(recordView);
+  }
+
+  /** Every journal record as it commits, all sessions, in sequence order. */
+  get records$(): Observable<JournalRecordView> {
+    return this.journal.records$.pipe(map(recordView));
+  }
+}

@@ -1,0 +1,30 @@
+import type { JournalKind } from './journal/journal-record.entity.js';
+import type { LoopEngine, LoopState } from './sessions/loop.entity.js';
+
+/** A loop as embedders see it. */
+export interface LoopView {
+  readonly loopId: string;
+  readonly sessionId: string;
+  readonly engine: LoopEngine;
+  readonly state: LoopState;
+  readonly capacity: number;
+  /** Notifications in the pending set now. */
+  readonly pending: number;
+}
+
+export interface SessionView {
+  readonly sessionId: string;
+  readonly loops: LoopView[];
+}
+
+/** A journal record as embedders see it, payload parsed. */
+export interface JournalRecordView {
+  readonly sequence: number;
+  readonly sessionId: string;
+  readonly kind: JournalKind;
+  readonly loopId: string | null;
+  readonly idempotencyId: string;
+  readonly causeCommandId: string | null;
+  readonly createdAt: string;
+  readonly payload: Record<string, unknown>;
+}

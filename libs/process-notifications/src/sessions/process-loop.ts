@@ -1,0 +1,68 @@
+import type { StopCause } from '../errors/delivery-stopped.error.js';
+import type { LoopEngine, LoopState } from './loop.entity.js';
+import type { PendingProcessNotification } from './pending-process-notification.interface.js';
+
+/** What a loop answers when a notification is offered to it. */
+export type LoopAnswer =
+  | { readonly disposition: 'accepted' | 'duplicate' }
+  | { readonly disposition: 'stopped'; readonly cause: StopCause };
+
+/**
+ * An in-process loop actor: its state and its bounded, insertion-ordered pending set of
+ * accepted notifications, keyed by command id. All of its methods are synchronous, so on
+ * Node's single thread each offer or consume is atomic.
+ */
+export class ProcessLoop {
+  private readonly pending = new Map<string, PendingProcessNotification>();
+
+  constructor(
+    readonly sessionId: string,
+    readonly loopId: string,
+    readonly engine: LoopEngine,
+    private currentState: LoopState,
+    readonly capacity: number,
+  ) {}
+
+  get state(): LoopState {
+    return this.currentState;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** The pending set in acceptance order. */
+  list(): PendingProcessNotification[] {
+    return [...this.pending.values()];
+  }
+
+  has(commandId: string): boolean {
+    return this.pending.has(commandId);
+  }
+
+  /** Live delivery: respects routing, the stopped state and the capacity. */
+  offer(notification: PendingProcessNotification): LoopAnswer {
+    if (notification.sessionId !== this.sessionId || notification.loopId !== this.loopId) {
+      return { disposition: 'stopped', cause: 'misrouted' };
+    }
+    if (this.currentState === 'stopped') return { disposition: 'stopped', cause: 'loop_stopped' };
+    if (this.pending.has(notification.commandId)) return { disposition: 'duplicate' };
+    if (this.pending.size >= this.capacity) return { disposition: 'stopped', cause: 'inbox_full' };
+    this.pending.set(notification.commandId, notification);
+    return { disposition: 'accepted' };
+  }
+
+  /** Restore: straight into the set, no capacity check, so nothing journaled is dropped. */
+  restore(notification: PendingProcessNotification): void {
+    this.pending.set(notification.commandId, notification);
+  }
+
+  /** Removes a consumed notification; returns false when it was not pending. */
+  remove(commandId: string): boolean {
+    return this.pending.delete(commandId);
+  }
+
+  stop(): void {
+    this.currentState = 'stopped';
+  }
+}

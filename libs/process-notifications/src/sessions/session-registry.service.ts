@@ -1,0 +1,167 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { In } from 'typeorm';
+import { AlreadyExistsError } from '../errors/already-exists.error.js';
+import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
+import { SessionNotFoundError } from '../errors/session-not-found.error.js';
+import { JournalRecordEntity } from '../journal/journal-record.entity.js';
+import { JournalWriter } from '../journal/journal-writer.service.js';
+import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
+import { LoopEntity, type LoopEngine } from './loop.entity.js';
+import { ProcessLoop } from './process-loop.js';
+import { SessionEntity } from './session.entity.js';
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function loopKey(sessionId: string, loopId: string): string {
+  return `${sessionId}/${loopId}`;
+}
+
+/**
+ * Sessions and their loop actors. Persisted through the journal writer; at module start the
+ * loops are rebuilt and every running native loop's pending set is restored from the journal.
+ */
+@Injectable()
+export class SessionRegistry implements OnModuleInit {
+  private readonly sessions = new Map<string, SessionEntity>();
+  private readonly tokens = new Map<string, string>();
+  private readonly loops = new Map<string, ProcessLoop>();
+  private readonly capacity: number;
+
+  constructor(
+    private readonly writer: JournalWriter,
+    @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
+  ) {
+    this.capacity = options.loopCapacity ?? DEFAULT_LOOP_CAPACITY;
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.restore();
+  }
+
+  /** Opens a session and returns it with its bearer token, which is never stored in clear. */
+  async openSession(sessionId: string = randomUUID()): Promise<{ session: SessionEntity; token: string }> {
+    const token = randomBytes(32).toString('base64url');
+    const session = await this.writer.write(async (manager) => {
+      if (await manager.existsBy(SessionEntity, { sessionId })) throw new AlreadyExistsError('session', sessionId);
+      const entity = manager.create(SessionEntity, {
+        sessionId,
+        tokenHash: hashToken(token),
+        createdAt: new Date().toISOString(),
+      });
+      await manager.insert(SessionEntity, entity);
+      return entity;
+    });
+    this.addSession(session);
+    return { session, token };
+  }
+
+  getSession(sessionId: string): SessionEntity | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  requireSession(sessionId: string): SessionEntity {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new SessionNotFoundError(sessionId);
+    return session;
+  }
+
+  /** The session a bearer token opens, compared in constant time; undefined when unknown. */
+  authenticate(token: string): string | undefined {
+    const hash = hashToken(token);
+    const sessionId = this.tokens.get(hash);
+    if (!sessionId) return undefined;
+    const stored = this.sessions.get(sessionId)?.tokenHash;
+    if (!stored) return undefined;
+    return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hash, 'hex')) ? sessionId : undefined;
+  }
+
+  async openLoop(sessionId: string, loopId: string = randomUUID(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+    this.requireSession(sessionId);
+    const entity = await this.writer.write(async (manager) => {
+      if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
+      const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt: new Date().toISOString() });
+      await manager.insert(LoopEntity, row);
+      return row;
+    });
+    return this.addLoop(entity);
+  }
+
+  getLoop(sessionId: string, loopId: string): ProcessLoop | undefined {
+    return this.loops.get(loopKey(sessionId, loopId));
+  }
+
+  requireLoop(sessionId: string, loopId: string): ProcessLoop {
+    this.requireSession(sessionId);
+    const loop = this.getLoop(sessionId, loopId);
+    if (!loop) throw new LoopNotFoundError(sessionId, loopId);
+    return loop;
+  }
+
+  loopsOf(sessionId: string): ProcessLoop[] {
+    return [...this.loops.values()].filter((loop) => loop.sessionId === sessionId);
+  }
+
+  /** Stops a loop durably; later deliveries answer `stopped` (`loop_stopped`). */
+  async stopLoop(sessionId: string, loopId: string): Promise<ProcessLoop> {
+    const loop = this.requireLoop(sessionId, loopId);
+    if (loop.state === 'stopped') return loop;
+    await this.writer.write((manager) => manager.update(LoopEntity, { sessionId, loopId }, { state: 'stopped' }));
+    loop.stop();
+    return loop;
+  }
+
+  private addSession(session: SessionEntity): void {
+    this.sessions.set(session.sessionId, session);
+    if (session.tokenHash) this.tokens.set(session.tokenHash, session.sessionId);
+  }
+
+  private addLoop(entity: LoopEntity): ProcessLoop {
+    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity);
+    this.loops.set(loopKey(entity.sessionId, entity.loopId), loop);
+    return loop;
+  }
+
+  /**
+   * Rebuilds sessions, loops and pending sets: every notification journaled for a running
+   * native loop, in journal order, minus those with a consumed record. Restored notifications
+   * bypass dispatch and capacity, so nothing journaled is dropped.
+   */
+  private async restore(): Promise<void> {
+    const { sessions, loops, records } = await this.writer.read(async (manager) => ({
+      sessions: await manager.find(SessionEntity),
+      loops: await manager.find(LoopEntity),
+      records: await manager.find(JournalRecordEntity, {
+        select: { sequence: true, sessionId: true, loopId: true, kind: true, payload: true, causeCommandId: true },
+        where: { kind: In(['process_notification', 'process_notification_consumed']) },
+        order: { sequence: 'ASC' },
+      }),
+    }));
+    this.sessions.clear();
+    this.tokens.clear();
+    this.loops.clear();
+    for (const session of sessions) this.addSession(session);
+    for (const entity of loops) this.addLoop(entity);
+    for (const record of records) {
+      const loop = record.loopId ? this.getLoop(record.sessionId, record.loopId) : undefined;
+      if (!loop || loop.state !== 'running' || loop.engine !== 'native') continue;
+      if (record.kind === 'process_notification_consumed') {
+        loop.remove(record.causeCommandId!);
+        continue;
+      }
+      const payload = JSON.parse(record.payload) as Record<string, string>;
+      loop.restore({
+        commandId: payload.command_id!,
+        sessionId: payload.session_id!,
+        loopId: payload.loop_id!,
+        processHandle: payload.process_handle!,
+        state: payload.state as never,
+        reason: payload.reason as never,
+        sequence: record.sequence,
+      });
+    }
+  }
+}

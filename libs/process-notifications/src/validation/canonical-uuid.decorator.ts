@@ -1,0 +1,30 @@
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { ValidateBy } from 'class-validator';
+
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** True for a canonical 8-4-4-4-12 hex UUID of any version, any case, other than the nil UUID. */
+export function isCanonicalUuid(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length !== 36) return false;
+  const lower = value.toLowerCase();
+  return lower !== NIL_UUID && CANONICAL_UUID.test(lower);
+}
+
+/**
+ * A UUID field: canonical form, not nil, stored and compared in lower case (so an upper-case
+ * retry is identical, not a collision).
+ */
+export function CanonicalUuid(): PropertyDecorator {
+  return applyDecorators(
+    Transform(({ value }) => (typeof value === 'string' ? value.toLowerCase() : value)),
+    ValidateBy({
+      name: 'isCanonicalUuid',
+      validator: {
+        validate: (value) => isCanonicalUuid(value),
+        defaultMessage: (args) => `${args?.property} must be a canonical, non-nil UUID`,
+      },
+    }),
+  );
+}
