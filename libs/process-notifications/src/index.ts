@@ -11,6 +11,8 @@ export { ProcessCompletionNotificationDto } from './commands/notify-process-comp
 export type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
 export { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
 export type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
+export { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
+export type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 
 export { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
 export { ProcessNotificationConsumedEvent } from './events/process-notification-consumed.event.js';

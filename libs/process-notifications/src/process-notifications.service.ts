@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, EventBus, ofType } from '@nestjs/cqrs';
+import { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
 import { map, type Observable } from 'rxjs';
 import { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
 import type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
@@ -40,6 +41,7 @@ export class ProcessNotificationsService {
     private readonly commandBus: CommandBus,
     private readonly registry: SessionRegistry,
     private readonly journal: JournalWriter,
+    private readonly eventBus: EventBus,
   ) {}
 
   /**
@@ -110,6 +112,24 @@ export class ProcessNotificationsService {
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
     const session = this.registry.requireSession(sessionId.toLowerCase());
     return (await this.journal.page(session.sessionId, after, limit)).map(recordView);
+  }
+
+  /** Notifications as loops accept them (also published as `ProcessNotificationAcceptedEvent`). */
+  get accepted$(): Observable<PendingProcessNotification> {
+    return this.eventBus.pipe(
+      ofType(ProcessNotificationAcceptedEvent),
+      map((event) => event.notification),
+    );
+  }
+
+  /** True when the database answers a trivial query. */
+  async isHealthy(): Promise<boolean> {
+    try {
+      await this.journal.read((manager) => manager.query('SELECT 1'));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Every journal record as it commits, all sessions, in sequence order. */
