@@ -4,6 +4,8 @@ import { In } from 'typeorm';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
+import { ValidationError } from '../errors/validation.error.js';
+import { isCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { JournalRecordEntity } from '../journal/journal-record.entity.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
@@ -44,6 +46,7 @@ export class SessionRegistry implements OnModuleInit {
 
   /** Opens a session and returns it with its bearer token, which is never stored in clear. */
   async openSession(sessionId: string = randomUUID()): Promise<{ session: SessionEntity; token: string }> {
+    if (!isCanonicalUuid(sessionId)) throw new ValidationError('session_id', 'session_id must be a canonical, non-nil UUID');
     const token = randomBytes(32).toString('base64url');
     const session = await this.writer.write(async (manager) => {
       if (await manager.existsBy(SessionEntity, { sessionId })) throw new AlreadyExistsError('session', sessionId);
@@ -80,6 +83,8 @@ export class SessionRegistry implements OnModuleInit {
   }
 
   async openLoop(sessionId: string, loopId: string = randomUUID(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+    if (!isCanonicalUuid(loopId)) throw new ValidationError('loop_id', 'loop_id must be a canonical, non-nil UUID');
+    if (engine !== 'native' && engine !== 'foreign') throw new ValidationError('engine', 'engine must be "native" or "foreign"');
     this.requireSession(sessionId);
     const entity = await this.writer.write(async (manager) => {
       if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
