@@ -13,9 +13,16 @@ export { ConsumeProcessNotificationCommand } from './commands/consume-process-no
 export type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
 export { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 export type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
+export { ProcessLifecycleRecordDto } from './commands/publish-process-lifecycle/process-lifecycle-record.dto.js';
 
 export { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
 export { ProcessNotificationConsumedEvent } from './events/process-notification-consumed.event.js';
+export { ProcessStartedEvent } from './events/process-started.event.js';
+export { ProcessBackgroundedEvent } from './events/process-backgrounded.event.js';
+export { ProcessCompletedEvent } from './events/process-completed.event.js';
+export { ProcessStopRequestedEvent } from './events/process-stop-requested.event.js';
+export { ProcessLostEvent } from './events/process-lost.event.js';
+export type { ProcessLifecycleEvent, ProcessLifecycleRecord } from './events/process-lifecycle.types.js';
 export type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
 export type { LoopEngine, LoopState } from './sessions/loop.entity.js';
 

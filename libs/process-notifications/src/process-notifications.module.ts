@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConsumeProcessNotificationHandler } from './commands/consume-process-notification/consume-process-notification.handler.js';
 import { DispatchProcessNotificationHandler } from './commands/dispatch-process-notification/dispatch-process-notification.handler.js';
 import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
+import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { PN_CONNECTION } from './constants.js';
 import { dataSourceOptionsFromUrl } from './database/data-source-options.js';
 import { JournalWriter } from './journal/journal-writer.service.js';
@@ -33,6 +34,7 @@ import { SessionRegistry } from './sessions/session-registry.service.js';
     NotifyProcessCompletionHandler,
     DispatchProcessNotificationHandler,
     ConsumeProcessNotificationHandler,
+    PublishProcessLifecycleHandler,
     ProcessNotificationsService,
   ],
   exports: [ProcessNotificationsService],

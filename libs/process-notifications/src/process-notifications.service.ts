@@ -6,6 +6,8 @@ import { ConsumeProcessNotificationCommand } from './commands/consume-process-no
 import type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
 import type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
+import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
+import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import type { JournalRecordEntity } from './journal/journal-record.entity.js';
 import { JournalWriter } from './journal/journal-writer.service.js';
 import type { LoopEngine } from './sessions/loop.entity.js';
@@ -96,6 +98,19 @@ export class ProcessNotificationsService {
   deliverProcessCompletion(notification: unknown, sessionId?: string): Promise<NotificationDelivery> {
     const caller = sessionId ?? (notification as { session_id?: unknown } | null)?.session_id;
     return this.commandBus.execute(new NotifyProcessCompletionCommand(typeof caller === 'string' ? caller : '', notification));
+  }
+
+  /**
+   * Publishes a process lifecycle record: owner check first, then validation, then an idempotent
+   * journal append keyed by `event_id`, then the domain event of its kind (`ProcessStartedEvent`,
+   * `ProcessCompletedEvent`, ...). An identical retry resolves with `appended: false` and emits
+   * nothing; a different record under the same `event_id` rejects with `IdempotencyCollisionError`.
+   * @param record the supervisor's lifecycle record (snake_case, closed schema)
+   * @param sessionId the session the call is made for @default record.session_id
+   */
+  publishProcessLifecycle(record: unknown, sessionId?: string): Promise<LifecyclePublication> {
+    const caller = sessionId ?? (record as { session_id?: unknown } | null)?.session_id;
+    return this.commandBus.execute(new PublishProcessLifecycleCommand(typeof caller === 'string' ? caller : '', record));
   }
 
   /** The loop's pending set in acceptance order. */

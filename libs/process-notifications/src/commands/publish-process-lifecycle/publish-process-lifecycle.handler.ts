@@ -1,0 +1,69 @@
+import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
+import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
+import { ProcessBackgroundedEvent } from '../../events/process-backgrounded.event.js';
+import { ProcessCompletedEvent } from '../../events/process-completed.event.js';
+import type { ProcessLifecycleRecord } from '../../events/process-lifecycle.types.js';
+import { ProcessLostEvent } from '../../events/process-lost.event.js';
+import { ProcessStartedEvent } from '../../events/process-started.event.js';
+import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.event.js';
+import { JournalWriter } from '../../journal/journal-writer.service.js';
+import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import { validateInput } from '../../validation/validate-input.js';
+import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';
+import type { LifecyclePublication } from './lifecycle-publication.interface.js';
+import { ProcessLifecycleRecordDto } from './process-lifecycle-record.dto.js';
+import { PublishProcessLifecycleCommand } from './publish-process-lifecycle.command.js';
+
+const EVENT_OF: Record<LifecycleKind, new (record: ProcessLifecycleRecord, sequence: number, createdAt: string) => object> = {
+  started: ProcessStartedEvent,
+  backgrounded: ProcessBackgroundedEvent,
+  completed: ProcessCompletedEvent,
+  stop_requested: ProcessStopRequestedEvent,
+  lost: ProcessLostEvent,
+};
+
+/**
+ * Owner check, validation, idempotent journal append keyed by `event_id`, and only for a record
+ * this call wrote, the domain event of its kind.
+ */
+@CommandHandler(PublishProcessLifecycleCommand)
+export class PublishProcessLifecycleHandler implements ICommandHandler<PublishProcessLifecycleCommand> {
+  constructor(
+    private readonly registry: SessionRegistry,
+    private readonly journal: JournalWriter,
+    private readonly eventBus: EventBus,
+  ) {}
+
+  async execute({ sessionId, record }: PublishProcessLifecycleCommand): Promise<LifecyclePublication> {
+    const caller = sessionId.toLowerCase();
+    // The contract checks the owner before validation: a record for another session is refused
+    // as such even when it is also malformed.
+    const claimed = typeof record === 'object' && record !== null && Object.hasOwn(record, 'session_id')
+      ? (record as { session_id: unknown }).session_id
+      : undefined;
+    if (typeof claimed === 'string' && claimed.toLowerCase() !== caller) {
+      throw new OwnerMismatchError(caller, claimed.toLowerCase());
+    }
+    const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, record);
+    this.registry.requireSession(caller);
+
+    // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
+    const payload: Record<string, unknown> = {};
+    for (const property of ProcessLifecycleRecordDto.schema.properties) {
+      const value = dto[property as keyof ProcessLifecycleRecordDto];
+      if (value !== undefined) payload[property] = value;
+    }
+    const { record: entry, appended } = await this.journal.append({
+      sessionId: caller,
+      loopId: dto.loop_id,
+      kind: dto.kind,
+      idempotencyId: dto.event_id,
+      payload,
+    });
+    if (appended) {
+      const published = Object.freeze(payload) as unknown as ProcessLifecycleRecord;
+      this.eventBus.publish(new EVENT_OF[dto.kind](published, entry.sequence, entry.createdAt));
+    }
+    return { eventId: dto.event_id, sequence: entry.sequence, appended };
+  }
+}

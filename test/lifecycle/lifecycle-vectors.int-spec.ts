@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { ValidationError, type ProcessNotificationsService } from '#process-notifications';
+import { createTestApp } from '../support/test-app.js';
+
+interface Vector {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  readonly field: string | null;
+}
+
+// A verbatim copy of the contract's spec/vectors/lifecycle-validation.json.
+const vectors = JSON.parse(readFileSync(new URL('./fixtures/lifecycle-validation.json', import.meta.url), 'utf8')) as Vector[];
+const sessionId = vectors[0]!.input.session_id as string;
+
+describe('lifecycle validation vectors (through the real module)', () => {
+  let service: ProcessNotificationsService;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ service, close } = await createTestApp());
+    await service.openSession(sessionId);
+  });
+
+  afterAll(() => close());
+
+  it('covers the whole vector file, all for one session', () => {
+    expect(vectors).toHaveLength(467);
+    expect(new Set(vectors.map((vector) => vector.input.session_id))).toEqual(new Set([sessionId]));
+  });
+
+  it.each(vectors.map((vector) => [vector.name, vector] as const))('%s', async (_name, { input, field }) => {
+    const publication = service.publishProcessLifecycle(input, sessionId);
+    if (field === null) {
+      await expect(publication).resolves.toMatchObject({ eventId: input.event_id, appended: true });
+    } else {
+      await expect(publication).rejects.toThrow(ValidationError);
+      await expect(publication).rejects.toMatchObject({ code: 'invalid_field', field });
+    }
+  });
+
+  it('journaled exactly the valid records, each once', async () => {
+    const valid = vectors.filter((vector) => vector.field === null).map((vector) => vector.input.event_id);
+    const journal = await service.readJournal(sessionId, 0, 1000);
+    expect(journal.map((record) => record.idempotencyId)).toEqual(valid);
+  });
+});
