@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { In } from 'typeorm';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
@@ -44,8 +45,8 @@ export class SessionRegistry implements OnModuleInit {
     await this.restore();
   }
 
-  /** Opens a session and returns it with its bearer token, which is never stored in clear. */
-  async openSession(sessionId: string = randomUUID()): Promise<{ session: SessionEntity; token: string }> {
+  /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */
+  async openSession(sessionId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
     if (!isCanonicalUuid(sessionId)) throw new ValidationError('session_id', 'session_id must be a canonical, non-nil UUID');
     const token = randomBytes(32).toString('base64url');
     const session = await this.writer.write(async (manager) => {
@@ -82,7 +83,7 @@ export class SessionRegistry implements OnModuleInit {
     return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hash, 'hex')) ? sessionId : undefined;
   }
 
-  async openLoop(sessionId: string, loopId: string = randomUUID(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+  async openLoop(sessionId: string, loopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
     if (!isCanonicalUuid(loopId)) throw new ValidationError('loop_id', 'loop_id must be a canonical, non-nil UUID');
     if (engine !== 'native' && engine !== 'foreign') throw new ValidationError('engine', 'engine must be "native" or "foreign"');
     this.requireSession(sessionId);
