@@ -1,0 +1,145 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { dataSourceOptionsFromUrl } from '../database/data-source-options.js';
+import { AlreadyExistsError } from '../errors/already-exists.error.js';
+import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
+import { JournalWriter, type JournalDraft } from './journal-writer.service.js';
+
+const SESSION = randomUUID();
+const LOOP = randomUUID();
+
+function draft(idempotencyId: string = randomUUID(), handle = 'proc-1', sessionId: string = SESSION): JournalDraft {
+  return {
+    sessionId,
+    loopId: LOOP,
+    kind: 'process_notification',
+    idempotencyId,
+    payload: { command_id: idempotencyId, session_id: sessionId, loop_id: LOOP, process_handle: handle, state: 'exited', reason: 'exited' },
+  };
+}
+
+// Settles a promise into a value or an error, so one batch's answers can be inspected together.
+const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+
+describe('JournalWriter (real in-memory SQLite)', () => {
+  let dataSource: DataSource;
+  let writer: JournalWriter;
+  let published: JournalRecordEntity[];
+
+  beforeEach(async () => {
+    dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
+    writer = new JournalWriter(dataSource);
+    published = [];
+    writer.records$.subscribe((record) => published.push(record));
+  });
+
+  afterEach(async () => {
+    if (dataSource.isInitialized) await dataSource.destroy();
+  });
+
+  const rows = async () => Number(((await dataSource.query('SELECT COUNT(*) AS n FROM pn_journal')) as Array<{ n: number }>)[0]!.n);
+
+  it('commits the appends of one tick in one transaction, each caller with its own record', async () => {
+    const transactions = jest.spyOn(dataSource, 'transaction');
+    const drafts = Array.from({ length: 64 }, () => draft());
+    const results = await Promise.all(drafts.map((d) => writer.append(d)));
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(results.map((r) => r.appended)).toEqual(drafts.map(() => true));
+    expect(results.map((r) => r.record.idempotencyId)).toEqual(drafts.map((d) => d.idempotencyId));
+    expect(new Set(results.map((r) => r.record.sequence)).size).toBe(64);
+    expect(published.map((r) => r.sequence)).toEqual(results.map((r) => r.record.sequence));
+    expect(await rows()).toBe(64);
+  });
+
+  it('gives every caller of a failing batch its own answer, and publishes only what committed', async () => {
+    const transactions = jest.spyOn(dataSource, 'transaction');
+    const first = draft();
+    const other = draft();
+    // All queued in one tick: one batch, which the failing jobs roll back.
+    const answers = await Promise.all([
+      settle(writer.append(first)),
+      settle(
+        writer.write(() => {
+          throw new Error('boom');
+        }),
+      ),
+      settle(writer.append(other)),
+      settle(writer.write((manager) => manager.query('INSERT INTO no_such_table VALUES (1)'))),
+      settle(writer.append(first)),
+      settle(
+        writer.write(() => {
+          throw new AlreadyExistsError('loop', LOOP);
+        }),
+      ),
+      settle(writer.append(draft(first.idempotencyId, 'another-handle'))),
+      settle(writer.read((manager) => manager.query('SELECT 1 AS one'))),
+    ]);
+    // One batch, then each of its eight jobs alone.
+    expect(transactions).toHaveBeenCalledTimes(1 + 8);
+
+    const [appendFirst, boom, appendOther, sqlFailure, retryFirst, domainError, collision, read] = answers;
+    const firstRecord = (appendFirst as { value: { record: JournalRecordEntity } }).value.record;
+    expect(appendFirst).toEqual({ value: { record: firstRecord, appended: true } });
+    expect(appendOther).toMatchObject({ value: { appended: true, record: { idempotencyId: other.idempotencyId } } });
+    expect(retryFirst).toMatchObject({ value: { appended: false, record: { sequence: firstRecord.sequence } } });
+    expect(read).toEqual({ value: [{ one: 1 }] });
+
+    expect((boom as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
+    expect((boom as { error: Error }).error.cause).toEqual(new Error('boom'));
+    expect((sqlFailure as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
+    expect((domainError as { error: unknown }).error).toBeInstanceOf(AlreadyExistsError);
+    expect((collision as { error: unknown }).error).toBeInstanceOf(IdempotencyCollisionError);
+    expect((collision as { error: unknown }).error).toMatchObject({
+      idempotencyId: first.idempotencyId,
+      sequence: firstRecord.sequence,
+      disposition: 'collision',
+    });
+
+    expect(await rows()).toBe(2);
+    expect(published.map((r) => r.idempotencyId)).toEqual([first.idempotencyId, other.idempotencyId]);
+  });
+
+  it('keys idempotency by session: the same id in another session is a new record', async () => {
+    const id = randomUUID();
+    const a = await writer.append(draft(id));
+    const b = await writer.append(draft(id, 'proc-1', randomUUID()));
+    expect(a.appended && b.appended).toBe(true);
+    expect(b.record.sequence).toBeGreaterThan(a.record.sequence);
+  });
+
+  it('fingerprints kind and payload only: an identical retry writes nothing', async () => {
+    const d = draft();
+    const original = await writer.append(d);
+    const retry = await writer.append({ ...d, payload: { ...d.payload } });
+    expect(retry).toEqual({ record: original.record, appended: false });
+    await expect(writer.append({ ...d, kind: 'process_notification_consumed' })).rejects.toBeInstanceOf(IdempotencyCollisionError);
+    expect(await rows()).toBe(1);
+  });
+
+  it('leaves the idempotency key to a unique index, so a second row for one id cannot be written', async () => {
+    const { record } = await writer.append(draft());
+    await expect(
+      dataSource.query(
+        `INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, created_at)
+         VALUES (?, ?, 'process_notification', ?, 'x', '{}', 'now')`,
+        [record.sessionId, LOOP, record.idempotencyId],
+      ),
+    ).rejects.toThrow(/UNIQUE/);
+  });
+
+  it('turns a store failure into JournalUnavailableError and publishes nothing', async () => {
+    await dataSource.query('DROP TABLE pn_journal');
+    await expect(writer.append(draft())).rejects.toBeInstanceOf(JournalUnavailableError);
+    expect(published).toEqual([]);
+  });
+
+  it('keeps answering after a store failure once the store is back', async () => {
+    await dataSource.destroy();
+    await expect(writer.append(draft())).rejects.toBeInstanceOf(JournalUnavailableError);
+    await dataSource.initialize();
+    await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+  });
+});

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { PendingProcessNotification } from './pending-process-notification.interface.js';
+import { ProcessLoop } from './process-loop.js';
+
+const SESSION = randomUUID();
+const LOOP = randomUUID();
+
+function pending(overrides: Partial<PendingProcessNotification> = {}): PendingProcessNotification {
+  return {
+    commandId: randomUUID(),
+    sessionId: SESSION,
+    loopId: LOOP,
+    processHandle: 'proc-1',
+    state: 'exited',
+    reason: 'exited',
+    sequence: 1,
+    ...overrides,
+  };
+}
+
+describe('ProcessLoop.offer', () => {
+  const loop = (capacity = 2) => new ProcessLoop(SESSION, LOOP, 'native', 'running', capacity);
+
+  it('accepts into an insertion-ordered set and answers duplicate for an id it holds', () => {
+    const subject = loop(3);
+    const [a, b] = [pending(), pending()];
+    expect(subject.offer(a)).toEqual({ disposition: 'accepted' });
+    expect(subject.offer(b)).toEqual({ disposition: 'accepted' });
+    expect(subject.offer({ ...a, processHandle: 'other', sequence: 9 })).toEqual({ disposition: 'duplicate' });
+    expect(subject.list()).toEqual([a, b]);
+  });
+
+  it('answers inbox_full at capacity and never grows past it; a duplicate still answers duplicate', () => {
+    const subject = loop(2);
+    const [a, b, c] = [pending(), pending(), pending()];
+    subject.offer(a);
+    subject.offer(b);
+    expect(subject.offer(c)).toEqual({ disposition: 'stopped', cause: 'inbox_full' });
+    expect(subject.offer(c)).toEqual({ disposition: 'stopped', cause: 'inbox_full' });
+    expect(subject.offer(a)).toEqual({ disposition: 'duplicate' });
+    expect(subject.size).toBe(2);
+    expect(subject.has(c.commandId)).toBe(false);
+  });
+
+  it.each([
+    ['another session', { sessionId: randomUUID() }],
+    ['another loop', { loopId: randomUUID() }],
+    ['another session and loop', { sessionId: randomUUID(), loopId: randomUUID() }],
+    ['the right ids in another case', { loopId: LOOP.toUpperCase() }],
+  ])('answers misrouted for a notification addressed to %s, and keeps it out', (_label, overrides) => {
+    const subject = loop();
+    const stray = pending(overrides);
+    expect(subject.offer(stray)).toEqual({ disposition: 'stopped', cause: 'misrouted' });
+    expect(subject.size).toBe(0);
+  });
+
+  it('checks routing before the stopped state and the capacity', () => {
+    const subject = loop(1);
+    subject.offer(pending());
+    expect(subject.offer(pending({ loopId: randomUUID() }))).toEqual({ disposition: 'stopped', cause: 'misrouted' });
+    subject.stop();
+    expect(subject.offer(pending({ loopId: randomUUID() }))).toEqual({ disposition: 'stopped', cause: 'misrouted' });
+  });
+
+  it('answers loop_stopped once stopped, and keeps what it held', () => {
+    const subject = loop();
+    const held = pending();
+    subject.offer(held);
+    subject.stop();
+    expect(subject.state).toBe('stopped');
+    expect(subject.offer(pending())).toEqual({ disposition: 'stopped', cause: 'loop_stopped' });
+    expect(subject.list()).toEqual([held]);
+  });
+});
