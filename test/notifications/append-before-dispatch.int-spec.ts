@@ -1,0 +1,71 @@
+import {
+  JournalUnavailableError,
+  type JournalRecordView,
+  type ProcessNotificationsService,
+} from '#process-notifications';
+import type { TestingModule } from '@nestjs/testing';
+import type { DataSource } from 'typeorm';
+import { createTestApp, notification } from '../support/test-app.js';
+import { dataSourceOf, recordEvents } from './support/journal-probe.js';
+
+// Spec section 3, step 5: any append failure is returned and nothing is dispatched.
+describe('append before dispatch: a journal failure dispatches nothing', () => {
+  let moduleRef: TestingModule;
+  let service: ProcessNotificationsService;
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let sessionId: string;
+  let loopId: string;
+
+  beforeEach(async () => {
+    ({ moduleRef, service, close } = await createTestApp());
+    dataSource = dataSourceOf(moduleRef);
+    ({ sessionId } = await service.openSession());
+    ({ loopId } = await service.openLoop(sessionId));
+  });
+
+  afterEach(() => close());
+
+  async function expectUnavailableAndNothingDispatched(n: Record<string, unknown>): Promise<void> {
+    const recorder = recordEvents(moduleRef);
+    const committed: JournalRecordView[] = [];
+    const subscription = service.records$.subscribe((record) => committed.push(record));
+    const error: unknown = await service.deliverProcessCompletion(n).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    subscription.unsubscribe();
+    recorder.stop();
+
+    expect(error).toBeInstanceOf(JournalUnavailableError);
+    expect(error).toMatchObject({ code: 'journal_unavailable' });
+    expect((error as JournalUnavailableError).disposition).toBeUndefined();
+    expect((error as JournalUnavailableError).cause).toBeDefined();
+    expect(service.pendingNotifications(sessionId, loopId)).toEqual([]);
+    expect(service.getLoop(sessionId, loopId)).toMatchObject({ pending: 0 });
+    // No dispatch request, no accepted event, no committed record: nothing at all went out.
+    expect(recorder.events).toEqual([]);
+    expect(committed).toEqual([]);
+  }
+
+  it('rejects with JournalUnavailableError when the journal table is gone', async () => {
+    await dataSource.query('DROP TABLE pn_journal');
+    await expectUnavailableAndNothingDispatched(notification(sessionId, loopId));
+  });
+
+  it('rejects with JournalUnavailableError when the database connection is closed', async () => {
+    await dataSource.destroy();
+    await expectUnavailableAndNothingDispatched(notification(sessionId, loopId));
+  });
+
+  it('delivers the same notification on a retry once the journal is back', async () => {
+    const n = notification(sessionId, loopId);
+    await dataSource.query('ALTER TABLE pn_journal RENAME TO pn_journal_away');
+    await expectUnavailableAndNothingDispatched(n);
+    await dataSource.query('ALTER TABLE pn_journal_away RENAME TO pn_journal');
+
+    await expect(service.deliverProcessCompletion(n)).resolves.toMatchObject({ disposition: 'accepted', appended: true });
+    expect(service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
+    expect(await service.readJournal(sessionId)).toHaveLength(1);
+  });
+});

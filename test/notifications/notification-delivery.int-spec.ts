@@ -1,0 +1,255 @@
+import {
+  DeliveryStoppedError,
+  IdempotencyCollisionError,
+  LoopNotFoundError,
+  OwnerMismatchError,
+  ProcessNotificationAcceptedEvent,
+  SessionNotFoundError,
+  UnsupportedEngineError,
+  type ProcessNotificationsService,
+} from '#process-notifications';
+import type { TestingModule } from '@nestjs/testing';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createTestApp, notification } from '../support/test-app.js';
+import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
+
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+
+describe('delivering a completion notification (spec sections 3 and 4)', () => {
+  let moduleRef: TestingModule;
+  let service: ProcessNotificationsService;
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let sessionId: string;
+  let loopId: string;
+
+  async function start(loopCapacity = 64): Promise<void> {
+    ({ moduleRef, service, close } = await createTestApp({ loopCapacity }));
+    dataSource = dataSourceOf(moduleRef);
+    ({ sessionId } = await service.openSession());
+    ({ loopId } = await service.openLoop(sessionId));
+  }
+
+  beforeEach(() => start());
+  afterEach(() => close());
+
+  const pendingIds = () => service.pendingNotifications(sessionId, loopId).map((p) => p.commandId);
+
+  it('accepts a new notification: journaled, in the pending set, one accepted event', async () => {
+    const n = notification(sessionId, loopId, { state: 'killed', reason: 'runner_shutdown' });
+    const recorder = recordEvents(moduleRef);
+    const delivery = await service.deliverProcessCompletion(n);
+    recorder.stop();
+    expect(delivery).toEqual({ disposition: 'accepted', commandId: n.command_id, sequence: expect.any(Number), appended: true });
+    expect(service.pendingNotifications(sessionId, loopId)).toEqual([
+      { commandId: n.command_id, sessionId, loopId, processHandle: 'proc-1', state: 'killed', reason: 'runner_shutdown', sequence: delivery.sequence },
+    ]);
+    const journal = await service.readJournal(sessionId);
+    expect(journal).toEqual([
+      expect.objectContaining({
+        sequence: delivery.sequence,
+        kind: 'process_notification',
+        loopId,
+        idempotencyId: n.command_id,
+        causeCommandId: null,
+        payload: n,
+      }),
+    ]);
+    // The payload is the canonical six fields in a fixed order.
+    expect(Object.keys(journal[0]!.payload)).toEqual(['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason']);
+    const accepted = recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent);
+    expect(accepted).toEqual([new ProcessNotificationAcceptedEvent(service.pendingNotifications(sessionId, loopId)[0]!)]);
+  });
+
+  it('resolves notifyProcessCompletion on success and rejects it with the typed error otherwise', async () => {
+    await expect(service.notifyProcessCompletion(notification(sessionId, loopId))).resolves.toBeUndefined();
+    await expect(service.notifyProcessCompletion(notification(sessionId, randomUUID()))).rejects.toBeInstanceOf(LoopNotFoundError);
+  });
+
+  describe('live duplicate', () => {
+    it('answers duplicate to an identical second call: appended false, same sequence, nothing new', async () => {
+      const n = notification(sessionId, loopId);
+      const first = await service.deliverProcessCompletion(n);
+      const counts = await journalCounts(dataSource);
+      const recorder = recordEvents(moduleRef);
+      const second = await service.deliverProcessCompletion({ ...n });
+      recorder.stop();
+      expect(second).toEqual({ disposition: 'duplicate', commandId: n.command_id, sequence: first.sequence, appended: false });
+      expect(await journalCounts(dataSource)).toEqual(counts);
+      expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
+      expect(pendingIds()).toEqual([n.command_id]);
+    });
+  });
+
+  describe('idempotency collision', () => {
+    it.each([
+      ['another handle', { process_handle: 'proc-2' }],
+      ['another state and reason', { state: 'killed', reason: 'killed' }],
+      ['another reason', { state: 'terminated', reason: 'output_limit' }],
+    ])('rejects the same command_id with %s: collision, original sequence, nothing dispatched', async (_label, overrides) => {
+      const n = notification(sessionId, loopId, { state: 'terminated', reason: 'terminated' });
+      const first = await service.deliverProcessCompletion(n);
+      const counts = await journalCounts(dataSource);
+      const pendingBefore = service.pendingNotifications(sessionId, loopId);
+      const recorder = recordEvents(moduleRef);
+
+      const error = await rejection(service.deliverProcessCompletion({ ...n, ...overrides }));
+      recorder.stop();
+      expect(error).toBeInstanceOf(IdempotencyCollisionError);
+      expect(error).toMatchObject({
+        code: 'idempotency_collision',
+        disposition: 'collision',
+        idempotencyId: n.command_id,
+        sequence: first.sequence,
+      });
+      expect(service.pendingNotifications(sessionId, loopId)).toEqual(pendingBefore);
+      expect(await journalCounts(dataSource)).toEqual(counts);
+      // Nothing was dispatched: no event of any kind went out.
+      expect(recorder.events).toEqual([]);
+    });
+
+    it('is a collision when the same command_id names another loop of the session; neither loop changes', async () => {
+      const other = await service.openLoop(sessionId);
+      const n = notification(sessionId, loopId);
+      const first = await service.deliverProcessCompletion(n);
+      await expect(service.deliverProcessCompletion({ ...n, loop_id: other.loopId })).rejects.toMatchObject({
+        disposition: 'collision',
+        sequence: first.sequence,
+      });
+      expect(service.pendingNotifications(sessionId, other.loopId)).toEqual([]);
+      expect(pendingIds()).toEqual([n.command_id]);
+    });
+
+    it('is still a collision after the first delivery was stopped (never dispatched)', async () => {
+      await service.stopLoop(sessionId, loopId);
+      const n = notification(sessionId, loopId);
+      await expect(service.deliverProcessCompletion(n)).rejects.toBeInstanceOf(DeliveryStoppedError);
+      await expect(service.deliverProcessCompletion({ ...n, process_handle: 'changed' })).rejects.toBeInstanceOf(
+        IdempotencyCollisionError,
+      );
+    });
+
+    it('keys idempotency per session: the same command_id in another session is its own notification', async () => {
+      const n = notification(sessionId, loopId);
+      await service.deliverProcessCompletion(n);
+      const { sessionId: otherSession } = await service.openSession();
+      const { loopId: otherLoop } = await service.openLoop(otherSession);
+      await expect(
+        service.deliverProcessCompletion({ ...n, session_id: otherSession, loop_id: otherLoop }),
+      ).resolves.toMatchObject({ disposition: 'accepted', appended: true });
+    });
+  });
+
+  describe('inbox full', () => {
+    it('answers stopped (inbox_full) at capacity, again on retry, and the retry writes nothing', async () => {
+      await close();
+      const capacity = 3;
+      await start(capacity);
+      const filled = Array.from({ length: capacity }, () => notification(sessionId, loopId));
+      for (const n of filled) await expect(service.deliverProcessCompletion(n)).resolves.toMatchObject({ disposition: 'accepted' });
+
+      const overflow = notification(sessionId, loopId);
+      const recorder = recordEvents(moduleRef);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const error = await rejection(service.deliverProcessCompletion(overflow));
+        expect(error).toBeInstanceOf(DeliveryStoppedError);
+        expect(error).toMatchObject({ code: 'delivery_stopped', disposition: 'stopped', stopCause: 'inbox_full', loopId });
+      }
+      recorder.stop();
+      expect(await journalCounts(dataSource)).toEqual({ rows: capacity + 1, distinctIds: capacity + 1 });
+      expect(pendingIds()).toEqual(filled.map((n) => n.command_id));
+      expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
+      // Already-held ids still answer duplicate when the set is full.
+      await expect(service.deliverProcessCompletion(filled[0]!)).resolves.toMatchObject({ disposition: 'duplicate' });
+      expect(service.getLoop(sessionId, loopId)).toMatchObject({ capacity, pending: capacity });
+    });
+  });
+
+  describe('refusals before the journal', () => {
+    async function expectNothingJournaled(run: () => Promise<unknown>): Promise<unknown> {
+      const counts = await journalCounts(dataSource);
+      const recorder = recordEvents(moduleRef);
+      const error = await rejection(run());
+      recorder.stop();
+      expect(await journalCounts(dataSource)).toEqual(counts);
+      expect(recorder.events).toEqual([]);
+      return error;
+    }
+
+    it('refuses a foreign loop: unsupported engine, disposition stopped', async () => {
+      const foreign = await service.openLoop(sessionId, { engine: 'foreign' });
+      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(sessionId, foreign.loopId)));
+      expect(error).toBeInstanceOf(UnsupportedEngineError);
+      expect(error).toMatchObject({ code: 'unsupported_engine', disposition: 'stopped', loopId: foreign.loopId });
+    });
+
+    it('refuses a notification for another session: owner mismatch with wanted and got', async () => {
+      const { sessionId: caller } = await service.openSession();
+      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(sessionId, loopId), caller));
+      expect(error).toBeInstanceOf(OwnerMismatchError);
+      expect(error).toMatchObject({ code: 'owner_mismatch', wanted: caller, got: sessionId });
+      expect((error as OwnerMismatchError).disposition).toBeUndefined();
+    });
+
+    it('checks the owner before the session exists, and compares it case-insensitively', async () => {
+      const stranger = randomUUID();
+      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(stranger, loopId), sessionId));
+      expect(error).toMatchObject({ code: 'owner_mismatch', wanted: sessionId, got: stranger });
+      await expect(service.deliverProcessCompletion(notification(sessionId, loopId), sessionId.toUpperCase())).resolves.toMatchObject({
+        disposition: 'accepted',
+      });
+    });
+
+    it('refuses an unknown loop: loop not found, disposition stopped', async () => {
+      const missing = randomUUID();
+      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(sessionId, missing)));
+      expect(error).toBeInstanceOf(LoopNotFoundError);
+      expect(error).toMatchObject({ code: 'loop_not_found', disposition: 'stopped', loopId: missing, sessionId });
+    });
+
+    it('refuses a loop of another session as not found in this one', async () => {
+      const { sessionId: otherSession } = await service.openSession();
+      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(otherSession, loopId)));
+      expect(error).toMatchObject({ code: 'loop_not_found', disposition: 'stopped' });
+    });
+
+    it('refuses an unknown session: session not found', async () => {
+      const unknown = randomUUID();
+      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(unknown, randomUUID())));
+      expect(error).toBeInstanceOf(SessionNotFoundError);
+      expect(error).toMatchObject({ code: 'session_not_found', sessionId: unknown });
+    });
+  });
+
+  describe('stopped loop', () => {
+    it('journals the notification, then answers stopped (loop_stopped); a retry writes nothing new', async () => {
+      const held = notification(sessionId, loopId);
+      await service.deliverProcessCompletion(held);
+      await service.stopLoop(sessionId, loopId);
+      const counts = await journalCounts(dataSource);
+      const n = notification(sessionId, loopId);
+      const recorder = recordEvents(moduleRef);
+
+      const error = await rejection(service.deliverProcessCompletion(n));
+      expect(error).toBeInstanceOf(DeliveryStoppedError);
+      expect(error).toMatchObject({ disposition: 'stopped', stopCause: 'loop_stopped', loopId });
+      expect(await journalCounts(dataSource)).toEqual({ rows: counts.rows + 1, distinctIds: counts.distinctIds + 1 });
+      const [record] = await service.readJournal(sessionId, counts.rows);
+      expect(record).toMatchObject({ idempotencyId: n.command_id, kind: 'process_notification' });
+
+      await expect(service.deliverProcessCompletion(n)).rejects.toMatchObject({ stopCause: 'loop_stopped' });
+      recorder.stop();
+      expect(await journalCounts(dataSource)).toEqual({ rows: counts.rows + 1, distinctIds: counts.distinctIds + 1 });
+      expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
+      expect(pendingIds()).toEqual([held.command_id]);
+      expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import type { ProcessNotificationsService } from '#process-notifications';
+import type { TestingModule } from '@nestjs/testing';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { createTestApp, notification } from '../support/test-app.js';
+import { expectConcurrentCollidingDeliveries, expectConcurrentIdenticalDeliveries } from './support/concurrent-deliveries.js';
+import { dataSourceOf, journalCounts } from './support/journal-probe.js';
+
+// Runs against a local PostgreSQL when one answers (trust auth), each run in its own schema.
+const POSTGRES_URL = process.env.PN_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function connectAdmin(): Promise<DataSource | undefined> {
+  const admin = new DataSource({ type: 'postgres', url: POSTGRES_URL, connectTimeoutMS: 2000, poolSize: 1 });
+  try {
+    return await admin.initialize();
+  } catch (error) {
+    console.warn(`PostgreSQL unreachable at ${POSTGRES_URL} (${(error as Error).message}): skipping the PostgreSQL tests.`);
+    return undefined;
+  }
+}
+
+const admin = await connectAdmin();
+const describeOnPostgres = admin ? describe : describe.skip;
+
+describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL : 'unreachable: skipped'})`, () => {
+  const schema = `pn_test_${randomBytes(6).toString('hex')}`;
+  let moduleRef: TestingModule;
+  let service: ProcessNotificationsService;
+  let dataSource: DataSource;
+  let close: (() => Promise<void>) | undefined;
+  let sessionId: string;
+  let loopId: string;
+
+  beforeAll(async () => {
+    await admin!.query(`CREATE SCHEMA "${schema}"`);
+    // Every connection of the module's pool works in the fresh schema (migrations included).
+    const databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    ({ moduleRef, service, close } = await createTestApp({ databaseUrl, loopCapacity: 1000 }));
+    dataSource = dataSourceOf(moduleRef);
+  });
+
+  afterAll(async () => {
+    await close?.();
+    await admin!.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin!.destroy();
+  });
+
+  beforeEach(async () => {
+    ({ sessionId } = await service.openSession());
+    ({ loopId } = await service.openLoop(sessionId));
+  });
+
+  it('works in its own schema', async () => {
+    const [{ current_schema: current }] = (await dataSource.query('SELECT current_schema()')) as [{ current_schema: string }];
+    expect(current).toBe(schema);
+    expect(await journalCounts(dataSource)).toEqual({ rows: 0, distinctIds: 0 });
+  });
+
+  it('50 concurrent identical deliveries: one record, one accepted, 49 duplicate', async () => {
+    await expectConcurrentIdenticalDeliveries(service, dataSource, sessionId, loopId, 50);
+  });
+
+  it('50 concurrent deliveries of one command_id with different handles: one record, one success, 49 collisions', async () => {
+    await expectConcurrentCollidingDeliveries(service, dataSource, sessionId, loopId, 50);
+  });
+
+  it('enforces the idempotency key in the database itself, not only by a prior SELECT', async () => {
+    const { commandId } = await service.deliverProcessCompletion(notification(sessionId, loopId));
+    await expect(
+      dataSource.query(
+        `INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, created_at)
+         VALUES ($1, $2, 'process_notification', $3, 'x', '{}', 'now')`,
+        [sessionId, loopId, commandId],
+      ),
+    ).rejects.toThrow(/unique|duplicate/i);
+  });
+});
