@@ -118,7 +118,13 @@ export class ProcessLifecycleRecordDto {
   @IsBoolean()
   readonly has_exit_code?: boolean;
 
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', description: 'Absent or 0 unless has_exit_code is true.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: -(2 ** 31),
+    maximum: 2 ** 31 - 1,
+    description: 'Absent or 0 unless has_exit_code is true.',
+  })
   @ValidateIf(present)
   @LifecycleExitCode()
   readonly exit_code?: number;
