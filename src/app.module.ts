@@ -1,15 +1,43 @@
-import { Module } from '@nestjs/common';
-import { DEFAULT_DATABASE_URL, DEFAULT_LOOP_CAPACITY, ProcessNotificationsModule } from '#process-notifications';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ProcessNotificationsModule } from '#process-notifications';
+import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
+import { HealthController } from './health/health.controller.js';
+import { BearerAuthGuard } from './http/bearer-auth.guard.js';
+import { ProblemDetailsFilter } from './http/problem-details.filter.js';
+import { JournalController } from './sessions/journal.controller.js';
+import { LoopsController } from './sessions/loops.controller.js';
+import { ProcessLifecycleController } from './sessions/process-lifecycle.controller.js';
+import { ProcessNotificationsController } from './sessions/process-notifications.controller.js';
+import { SessionEventStream } from './sessions/session-event-stream.service.js';
+import { SessionsController } from './sessions/sessions.controller.js';
 
-/** The server: the process-notifications module on the database named by PN_DATABASE_URL. */
-@Module({
-  imports: [
-    ProcessNotificationsModule.forRootAsync({
-      useFactory: () => ({
-        databaseUrl: process.env.PN_DATABASE_URL || DEFAULT_DATABASE_URL,
-        loopCapacity: process.env.PN_LOOP_CAPACITY ? Number(process.env.PN_LOOP_CAPACITY) : DEFAULT_LOOP_CAPACITY,
-      }),
-    }),
-  ],
-})
-export class AppModule {}
+/** The server: REST API v1 over the process-notifications module. */
+@Module({})
+export class AppModule {
+  /** @param config see `serverConfigFromEnv()`; tests pass their own (e.g. `sqlite::memory:`) */
+  static forRoot(config: ServerConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CqrsModule,
+        ProcessNotificationsModule.forRoot({ databaseUrl: config.databaseUrl, loopCapacity: config.loopCapacity }),
+      ],
+      controllers: [
+        SessionsController,
+        LoopsController,
+        ProcessNotificationsController,
+        ProcessLifecycleController,
+        JournalController,
+        HealthController,
+      ],
+      providers: [
+        { provide: SERVER_CONFIG, useValue: config },
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        SessionEventStream,
+      ],
+    };
+  }
+}

@@ -1,11 +1,21 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module.js';
+import { Logger } from '@nestjs/common';
+import { serverConfigFromEnv } from './config/server-config.js';
+import { createServerApp } from './server-app.js';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
+  const config = serverConfigFromEnv();
+  const app = await createServerApp(config);
   app.enableShutdownHooks();
-  await app.listen(Number(process.env.PORT ?? 3000));
+  await app.listen(config.port);
+  if (config.adminTokenGenerated) {
+    // Printed once, on stdout, so that the operator can create the first session.
+    process.stdout.write(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}\n`);
+  }
+  new Logger('Server').log(`Listening on port ${config.port} (database ${config.databaseUrl})`);
 }
 
-void bootstrap();
+bootstrap().catch((error: unknown) => {
+  new Logger('Server').error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,51 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ProcessNotificationsService } from '#process-notifications';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
+import { ADMIN_ONLY_ROUTE } from './admin-only.decorator.js';
+import { HttpProblemError } from './http-problem.error.js';
+import { PUBLIC_ROUTE } from './public.decorator.js';
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/**
+ * `Authorization: Bearer <token>` on every route not marked {@link Public}. The admin token
+ * opens everything; a session token opens only the routes of its own session (`:sid`).
+ */
+@Injectable()
+export class BearerAuthGuard implements CanActivate {
+  private readonly adminDigest: Buffer;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly service: ProcessNotificationsService,
+    @Inject(SERVER_CONFIG) config: ServerConfig,
+  ) {
+    this.adminDigest = digest(config.adminToken);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const request = context.switchToHttp().getRequest<IncomingMessage & { params?: Record<string, string> }>();
+    const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    if (!token) throw new HttpProblemError('unauthorized', 'A bearer token is required.');
+    // Equal-length digests, so the comparison takes the same time whatever the token.
+    if (timingSafeEqual(digest(token), this.adminDigest)) return true;
+    const sessionId = this.service.authenticate(token);
+    if (!sessionId) throw new HttpProblemError('unauthorized', 'Unknown bearer token.');
+    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY_ROUTE, targets)) {
+      throw new HttpProblemError('forbidden', 'Only the admin token may do this.');
+    }
+    if (request.params?.sid?.toLowerCase() !== sessionId) {
+      throw new HttpProblemError('forbidden', 'This token opens another session.');
+    }
+    return true;
+  }
+}

@@ -1,0 +1,22 @@
+/** Codes of the failures the HTTP layer detects itself (the library's errors carry their own). */
+export type HttpProblemCode =
+  | 'invalid_json'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'unsupported_media_type';
+
+/**
+ * A request the HTTP layer refuses before the library sees it (authentication, body parsing).
+ * The problem filter turns it into an RFC 9457 document like any library error.
+ */
+export class HttpProblemError extends Error {
+  constructor(
+    readonly code: HttpProblemCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpProblemError';
+  }
+}

@@ -1,0 +1,102 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import {
+  DeliveryStoppedError,
+  IdempotencyCollisionError,
+  JournalUnavailableError,
+  ProcessNotificationsError,
+  ValidationError,
+} from '#process-notifications';
+import type { ServerResponse } from 'node:http';
+import { HttpProblemError } from './http-problem.error.js';
+
+/** Status and title of every problem `code` the API answers with (spec §8). */
+const PROBLEM_TYPES: Readonly<Record<string, { readonly status: number; readonly title: string }>> = {
+  invalid_json: { status: 400, title: 'Body is not valid JSON' },
+  invalid_field: { status: 400, title: 'Invalid field' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  owner_mismatch: { status: 403, title: 'Owner mismatch' },
+  session_not_found: { status: 404, title: 'Session not found' },
+  loop_not_found: { status: 404, title: 'Loop not found' },
+  not_found: { status: 404, title: 'Not found' },
+  unsupported_engine: { status: 409, title: 'Unsupported engine' },
+  already_exists: { status: 409, title: 'Already exists' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  idempotency_collision: { status: 422, title: 'Idempotency collision' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  delivery_stopped: { status: 503, title: 'Delivery stopped' },
+  journal_unavailable: { status: 503, title: 'Journal unavailable' },
+};
+
+/** Seconds a client should wait before retrying after `delivery_stopped`. */
+const RETRY_AFTER_SECONDS = '1';
+
+interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  [extension: string]: unknown;
+}
+
+function problem(code: string, detail: string): Problem {
+  const { status, title } = PROBLEM_TYPES[code] ?? PROBLEM_TYPES.internal_error!;
+  return { type: `urn:process-notifications:problem:${code}`, title, status, detail, code };
+}
+
+/**
+ * The one place where errors become HTTP answers: every library error (by its stable `code`),
+ * every refusal of the HTTP layer and anything unexpected is answered with an RFC 9457 problem
+ * document (`application/problem+json`). Unexpected errors are logged and answered with a
+ * generic 500 that reveals nothing about them.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<ServerResponse>();
+    const headers: Record<string, string> = {};
+    const body = this.toProblem(exception, headers);
+    if (response.headersSent) {
+      // A stream already started (SSE): nothing can be answered any more.
+      response.end();
+      return;
+    }
+    response.statusCode = body.status;
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    response.setHeader('Content-Type', 'application/problem+json');
+    response.end(JSON.stringify(body));
+  }
+
+  private toProblem(exception: unknown, headers: Record<string, string>): Problem {
+    if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
+      if (exception instanceof JournalUnavailableError) {
+        this.logger.error(exception.message, exception.stack);
+        return problem(exception.code, 'The journal could not be written; nothing was dispatched.');
+      }
+      const body = problem(exception.code, exception.message);
+      if (exception.disposition) body.disposition = exception.disposition;
+      if (exception instanceof ValidationError) body.field = exception.field;
+      if (exception instanceof IdempotencyCollisionError) body.sequence = exception.sequence;
+      if (exception instanceof DeliveryStoppedError) {
+        body.cause = exception.stopCause;
+        body.loop_id = exception.loopId;
+        headers['Retry-After'] = RETRY_AFTER_SECONDS;
+      }
+      return body;
+    }
+    if (exception instanceof HttpProblemError) {
+      if (exception.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
+      return problem(exception.code, exception.message);
+    }
+    // Nest's own answer for a request no route matches.
+    if (exception instanceof HttpException && exception.getStatus() === 404) {
+      return problem('not_found', 'No such route.');
+    }
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    return problem('internal_error', 'An unexpected error occurred.');
+  }
+}

@@ -1,0 +1,144 @@
+/** Deepest nesting of arrays and objects a request body may have. */
+export const MAX_JSON_DEPTH = 32;
+
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Parses RFC 8259 JSON more strictly than `JSON.parse`: duplicate keys (at any depth), nesting
+ * deeper than {@link MAX_JSON_DEPTH} and strings that are not well-formed Unicode are errors.
+ * Throws a `SyntaxError` whose message is safe to show to the client.
+ * Objects have a null prototype and every key, `__proto__` included, becomes a plain own
+ * property, so a closed schema sees (and rejects) it like any other unknown key.
+ */
+export function parseStrictJson(text: string): unknown {
+  let at = 0;
+
+  const fail = (what: string): never => {
+    throw new SyntaxError(`${what} at offset ${at}`);
+  };
+  const skipWhitespace = (): void => {
+    while (at < text.length && WHITESPACE.has(text[at]!)) at++;
+  };
+  const expect = (literal: string, value: unknown): unknown => {
+    if (!text.startsWith(literal, at)) fail('unexpected token');
+    at += literal.length;
+    return value;
+  };
+
+  const parseString = (): string => {
+    at++; // opening quote
+    let out = '';
+    for (;;) {
+      if (at >= text.length) fail('unterminated string');
+      const char = text[at]!;
+      if (char === '"') {
+        at++;
+        break;
+      }
+      if (char < ' ') fail('control character in string');
+      if (char !== '\\') {
+        out += char;
+        at++;
+        continue;
+      }
+      const escape = text[at + 1];
+      if (escape === 'u') {
+        const hex = text.slice(at + 2, at + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad unicode escape');
+        out += String.fromCharCode(parseInt(hex, 16));
+        at += 6;
+      } else if (escape !== undefined && escape in ESCAPES) {
+        out += ESCAPES[escape];
+        at += 2;
+      } else {
+        fail('bad escape');
+      }
+    }
+    if (LONE_SURROGATE.test(out)) fail('string is not well-formed Unicode');
+    return out;
+  };
+
+  const parseNumber = (): number => {
+    NUMBER.lastIndex = at;
+    const match = NUMBER.exec(text);
+    if (!match) return fail('unexpected token');
+    at += match[0].length;
+    return Number(match[0]);
+  };
+
+  const parseValue = (depth: number): unknown => {
+    skipWhitespace();
+    const char = text[at];
+    if (char === '{' || char === '[') {
+      if (depth >= MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH}`);
+      return char === '{' ? parseObject(depth + 1) : parseArray(depth + 1);
+    }
+    if (char === '"') return parseString();
+    if (char === 't') return expect('true', true);
+    if (char === 'f') return expect('false', false);
+    if (char === 'n') return expect('null', null);
+    if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) return parseNumber();
+    return fail(char === undefined ? 'unexpected end of input' : 'unexpected token');
+  };
+
+  const parseObject = (depth: number): Record<string, unknown> => {
+    at++; // {
+    const object: Record<string, unknown> = Object.create(null);
+    skipWhitespace();
+    if (text[at] === '}') {
+      at++;
+      return object;
+    }
+    for (;;) {
+      skipWhitespace();
+      if (text[at] !== '"') fail('expected a string key');
+      const key = parseString();
+      if (Object.hasOwn(object, key)) fail(`duplicate key "${key}"`);
+      skipWhitespace();
+      if (text[at] !== ':') fail('expected ":"');
+      at++;
+      Object.defineProperty(object, key, { value: parseValue(depth), enumerable: true, writable: true, configurable: true });
+      skipWhitespace();
+      if (text[at] === ',') {
+        at++;
+        continue;
+      }
+      if (text[at] === '}') {
+        at++;
+        return object;
+      }
+      fail('expected "," or "}"');
+    }
+  };
+
+  const parseArray = (depth: number): unknown[] => {
+    at++; // [
+    const array: unknown[] = [];
+    skipWhitespace();
+    if (text[at] === ']') {
+      at++;
+      return array;
+    }
+    for (;;) {
+      array.push(parseValue(depth));
+      skipWhitespace();
+      if (text[at] === ',') {
+        at++;
+        continue;
+      }
+      if (text[at] === ']') {
+        at++;
+        return array;
+      }
+      fail('expected "," or "]"');
+    }
+  };
+
+  const value = parseValue(0);
+  skipWhitespace();
+  if (at !== text.length) fail('unexpected data after the JSON value');
+  return value;
+}

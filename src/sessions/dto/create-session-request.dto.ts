@@ -1,0 +1,12 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, ValidateIf } from 'class-validator';
+
+/** Body of `POST /v1/sessions` (optional). The library checks the UUID itself. */
+export class CreateSessionRequestDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The id to use; a random UUID when omitted.' })
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsString()
+  readonly session_id?: string;
+
+  static readonly fields = ['session_id'] as const;
+}

@@ -1,0 +1,37 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { JournalRecordView } from '#process-notifications';
+
+export class JournalRecordDto {
+  @ApiProperty()
+  readonly sequence: number;
+
+  @ApiProperty({ example: 'process_notification' })
+  readonly kind: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  readonly loop_id: string | null;
+
+  @ApiProperty()
+  readonly idempotency_id: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  readonly cause_command_id: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  readonly created_at: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The canonical persisted payload.' })
+  readonly payload: Record<string, unknown>;
+
+  static from(record: JournalRecordView): JournalRecordDto {
+    return {
+      sequence: record.sequence,
+      kind: record.kind,
+      loop_id: record.loopId,
+      idempotency_id: record.idempotencyId,
+      cause_command_id: record.causeCommandId,
+      created_at: record.createdAt,
+      payload: record.payload,
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString, ValidateIf } from 'class-validator';
+import type { LoopEngine } from '#process-notifications';
+
+const LOOP_ENGINES = ['native', 'foreign'] as const satisfies readonly LoopEngine[];
+
+/** Body of `POST /v1/sessions/:sid/loops` (optional). The library checks the UUID itself. */
+export class OpenLoopRequestDto {
+  @ApiPropertyOptional({ enum: LOOP_ENGINES, default: 'native', description: 'Only native loops take process notifications.' })
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsIn(LOOP_ENGINES)
+  readonly engine?: LoopEngine;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The id to use; a random UUID when omitted.' })
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsString()
+  readonly loop_id?: string;
+
+  static readonly fields = ['engine', 'loop_id'] as const;
+}

@@ -1,0 +1,37 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { TERMINAL_REASONS, TERMINAL_PAIRS, type PendingProcessNotification, type TerminalReason, type TerminalState } from '#process-notifications';
+
+export class PendingNotificationDto {
+  @ApiProperty({ format: 'uuid' })
+  readonly command_id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  readonly session_id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  readonly loop_id: string;
+
+  @ApiProperty()
+  readonly process_handle: string;
+
+  @ApiProperty({ enum: Object.keys(TERMINAL_PAIRS) })
+  readonly state: TerminalState;
+
+  @ApiProperty({ enum: TERMINAL_REASONS })
+  readonly reason: TerminalReason;
+
+  @ApiProperty({ description: 'Journal sequence of the notification.' })
+  readonly sequence: number;
+
+  static from(pending: PendingProcessNotification): PendingNotificationDto {
+    return {
+      command_id: pending.commandId,
+      session_id: pending.sessionId,
+      loop_id: pending.loopId,
+      process_handle: pending.processHandle,
+      state: pending.state,
+      reason: pending.reason,
+      sequence: pending.sequence,
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { NotificationDelivery } from '#process-notifications';
+
+/** Answer of `POST .../process-completions`: 202 when accepted, 200 when duplicate. */
+export class ProcessCompletionDeliveryDto {
+  @ApiProperty({ enum: ['accepted', 'duplicate'] })
+  readonly disposition: 'accepted' | 'duplicate';
+
+  @ApiProperty({ format: 'uuid' })
+  readonly command_id: string;
+
+  @ApiProperty({ description: 'Journal sequence of the notification (the original one on a retry).' })
+  readonly sequence: number;
+
+  @ApiProperty({ description: 'False when an identical earlier call already journaled it.' })
+  readonly appended: boolean;
+
+  static from(delivery: NotificationDelivery): ProcessCompletionDeliveryDto {
+    return { disposition: delivery.disposition, command_id: delivery.commandId, sequence: delivery.sequence, appended: delivery.appended };
+  }
+}

@@ -1,0 +1,54 @@
+import { Controller, Get, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { ApiDefaultResponse, ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ProcessNotificationsService } from '#process-notifications';
+import { map, type Observable } from 'rxjs';
+import { IntegerPipe } from '../http/integer.pipe.js';
+import { RequestHeader } from '../http/request-header.decorator.js';
+import { ProblemDto } from '../http/problem.dto.js';
+import { UuidParamPipe } from '../http/uuid-param.pipe.js';
+import { JournalPageDto } from './dto/journal-page.dto.js';
+import { JournalRecordDto } from './dto/journal-record.dto.js';
+import { SessionEventStream } from './session-event-stream.service.js';
+
+/** Most records one journal page may return. */
+export const MAX_JOURNAL_PAGE = 1000;
+const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
+
+@ApiTags('journal')
+@ApiBearerAuth()
+@ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
+@Controller('v1/sessions/:sid')
+export class JournalController {
+  constructor(
+    private readonly service: ProcessNotificationsService,
+    private readonly stream: SessionEventStream,
+  ) {}
+
+  @Get('journal')
+  @ApiQuery({ name: 'after', required: false, type: Number, description: 'Records after this sequence (default 0).' })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: `At most this many records (default 100, at most ${MAX_JOURNAL_PAGE}).` })
+  @ApiOkResponse({ type: JournalPageDto })
+  async journal(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @Query('after', sequence('after')) after: number,
+    @Query('limit', new IntegerPipe('limit', { default: 100, min: 1, max: MAX_JOURNAL_PAGE })) limit: number,
+  ): Promise<JournalPageDto> {
+    const records = await this.service.readJournal(sessionId, after, limit);
+    return { records: records.map((record) => JournalRecordDto.from(record)), next_after: records.at(-1)?.sequence ?? after };
+  }
+
+  @Sse('events')
+  @ApiProduces('text/event-stream')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
+  @ApiOkResponse({ description: 'Journal records as server-sent events; `id` is the sequence, `data` a journal record.' })
+  events(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @RequestHeader('last-event-id', sequence('last_event_id')) after: number,
+  ): Observable<MessageEvent> {
+    // Throws session_not_found while a problem document can still be sent.
+    this.service.getSession(sessionId);
+    return this.stream
+      .recordsAfter(sessionId, after)
+      .pipe(map((record) => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
+  }
+}

@@ -1,0 +1,54 @@
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { ProcessNotificationsService, type JournalRecordView } from '#process-notifications';
+import { filter, Observable, Subject, takeUntil } from 'rxjs';
+
+// Journal records read per query while catching up.
+const CATCH_UP_PAGE = 500;
+
+/**
+ * A session's journal as one stream: the records after a sequence from the database, then the
+ * live ones as they commit, with no gap and no repeat between the two.
+ */
+@Injectable()
+export class SessionEventStream implements OnModuleDestroy {
+  private readonly shutdown$ = new Subject<void>();
+
+  constructor(private readonly service: ProcessNotificationsService) {}
+
+  /** Records of `sessionId` with a sequence above `after`, in order; completes at shutdown. */
+  recordsAfter(sessionId: string, after: number): Observable<JournalRecordView> {
+    return new Observable<JournalRecordView>((subscriber) => {
+      let last = after;
+      // Live records wait here until the catch-up from the database is done.
+      let waiting: JournalRecordView[] | undefined = [];
+      const emit = (record: JournalRecordView): void => {
+        if (record.sequence <= last) return;
+        last = record.sequence;
+        subscriber.next(record);
+      };
+      // Subscribed before the first page is read, so nothing committed in between is missed.
+      const live = this.service.records$.pipe(filter((record) => record.sessionId === sessionId)).subscribe({
+        next: (record) => (waiting ? waiting.push(record) : emit(record)),
+        error: (error: unknown) => subscriber.error(error),
+      });
+      const catchUp = async (): Promise<void> => {
+        for (;;) {
+          const page = await this.service.readJournal(sessionId, last, CATCH_UP_PAGE);
+          if (subscriber.closed) return;
+          page.forEach(emit);
+          if (page.length < CATCH_UP_PAGE) break;
+        }
+        const caughtUp = waiting ?? [];
+        waiting = undefined;
+        caughtUp.forEach(emit);
+      };
+      catchUp().catch((error: unknown) => subscriber.error(error));
+      return () => live.unsubscribe();
+    }).pipe(takeUntil(this.shutdown$));
+  }
+
+  // Open streams end before the HTTP server closes, so they never hold up a shutdown.
+  onModuleDestroy(): void {
+    this.shutdown$.next();
+  }
+}

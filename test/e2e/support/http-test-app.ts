@@ -1,0 +1,83 @@
+import type { INestApplication } from '@nestjs/common';
+import { ProcessNotificationsService } from '#process-notifications';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { serverConfigFromEnv, type ServerConfig } from '../../../src/config/server-config.js';
+import { createServerApp } from '../../../src/server-app.js';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export interface HttpTestApp {
+  readonly app: INestApplication;
+  readonly service: ProcessNotificationsService;
+  /** Base URL of the listening server, e.g. `http://127.0.0.1:43210`. */
+  readonly url: string;
+  readonly http: ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real server (same module and setup as main.ts) on its own in-memory SQLite database,
+ * listening on a free loopback port.
+ */
+export async function createHttpTestApp(overrides: Partial<ServerConfig> = {}): Promise<HttpTestApp> {
+  const config: ServerConfig = {
+    ...serverConfigFromEnv({}),
+    databaseUrl: 'sqlite::memory:',
+    adminToken: ADMIN_TOKEN,
+    adminTokenGenerated: false,
+    ...overrides,
+  };
+  const app = await createServerApp(config, { logger: ['fatal'] });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return { app, service: app.get(ProcessNotificationsService), url, http: request(url), close: () => app.close() };
+}
+
+export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+export const admin = bearer(ADMIN_TOKEN);
+
+/** A session with one native loop, opened through the API; returns their ids and the session token. */
+export async function openSessionWithLoop(
+  t: HttpTestApp,
+  loopBody: Record<string, unknown> = {},
+): Promise<{ sessionId: string; loopId: string; token: string }> {
+  const session = await t.http.post('/v1/sessions').set(admin).expect(201);
+  const loop = await t.http
+    .post(`/v1/sessions/${session.body.session_id}/loops`)
+    .set(admin)
+    .send(loopBody)
+    .expect(201);
+  return { sessionId: session.body.session_id, loopId: loop.body.loop_id, token: session.body.token };
+}
+
+/** A valid completion notification; override any field. */
+export function notification(sessionId: string, loopId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    command_id: randomUUID(),
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: 'proc-1',
+    state: 'exited',
+    reason: 'exited',
+    ...overrides,
+  };
+}
+
+/** A valid `started` lifecycle record; override any field. */
+export function lifecycleRecord(sessionId: string, loopId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    event_id: randomUUID(),
+    kind: 'started',
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: 'proc-1',
+    origin_execution_id: randomUUID(),
+    state: 'running',
+    process_created_at: '2026-01-01T00:00:00Z',
+    process_started_at: '2026-01-01T00:00:01Z',
+    ...overrides,
+  };
+}
