@@ -1,0 +1,61 @@
+import { NestFactory } from '@nestjs/core';
+import { ProcessNotificationsModule, ProcessNotificationsService } from '#process-notifications';
+import { randomUUID } from 'node:crypto';
+import type { BenchRow } from './bench-row.interface.js';
+import { measure } from './measure.js';
+import { tempDatabase } from './temp-database.js';
+
+/** How many notifications each row times, and how many go through first to warm up. */
+export interface NotifyPathOptions {
+  readonly items: number;
+  readonly warmup: number;
+}
+
+function notifications(sessionId: string, loopId: string, count: number): Record<string, string>[] {
+  return Array.from({ length: count }, (_, i) => ({
+    command_id: randomUUID(),
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: `proc-${i}`,
+    state: 'exited',
+    reason: 'exited',
+  }));
+}
+
+/**
+ * The full notify path (validation, owner and loop checks, journal append, dispatch through the
+ * saga, the loop's answer) via `ProcessNotificationsService.deliverProcessCompletion`, on a
+ * fresh application context and database per row.
+ */
+export function notifyPathRows({ items, warmup }: NotifyPathOptions): BenchRow[] {
+  const row = (database: 'memory' | 'file', concurrency: number): BenchRow => ({
+    id: `notify/${database}/c${concurrency}`,
+    label: 'notify (full path)',
+    database,
+    concurrency,
+    floor: `floor/${database}`,
+    async run() {
+      const file = database === 'file' ? tempDatabase('journal.db') : undefined;
+      const app = await NestFactory.createApplicationContext(
+        ProcessNotificationsModule.forRoot({
+          databaseUrl: file ? `sqlite:${file.path}` : 'sqlite::memory:',
+          loopCapacity: items + warmup,
+        }),
+        { logger: ['error', 'warn'] },
+      );
+      try {
+        const service = app.get(ProcessNotificationsService);
+        const { sessionId } = await service.openSession();
+        const { loopId } = await service.openLoop(sessionId);
+        const warm = notifications(sessionId, loopId, warmup);
+        await measure(warmup, concurrency, (i) => service.deliverProcessCompletion(warm[i]));
+        const timed = notifications(sessionId, loopId, items);
+        return await measure(items, concurrency, (i) => service.deliverProcessCompletion(timed[i]));
+      } finally {
+        await app.close();
+        file?.remove();
+      }
+    },
+  });
+  return [row('memory', 1), row('memory', 64), row('file', 1), row('file', 64)];
+}
