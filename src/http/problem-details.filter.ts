@@ -92,6 +92,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (exception.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
       return problem(exception.code, exception.message);
     }
+    // Express could not percent-decode a path parameter (Nest wraps its URIError).
+    if (exception instanceof HttpException && exception.getStatus() === 400 && exception.message.startsWith('Failed to decode param')) {
+      return { ...problem('invalid_field', 'A path parameter is not valid percent-encoding.'), field: 'path' };
+    }
     // Nest's own answer for a request no route matches.
     if (exception instanceof HttpException && exception.getStatus() === 404) {
       return problem('not_found', 'No such route.');
