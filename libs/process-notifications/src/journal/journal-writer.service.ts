@@ -74,7 +74,7 @@ const MAX_BATCH = 256;
  * The single gateway to the database. Every unit of work is queued and run one transaction
  * at a time, so TypeORM never opens a transaction inside another on SQLite's one connection;
  * work queued while a transaction runs is committed together in the next one (group commit).
- * When a batch fails, each of its jobs is retried alone, so every caller gets its own answer.
+ * When a batch fails, each of its jobs is retried once alone, so every caller gets its own answer.
  */
 @Injectable()
 export class JournalWriter {
@@ -196,12 +196,10 @@ export class JournalWriter {
         try {
           const outcomes = await this.transaction(batch);
           this.settle(batch, outcomes);
-        } catch (error) {
-          if (batch.length === 1) {
-            batch[0]!.reject(asJournalError(error));
-            continue;
-          }
-          // One job's failure must not become every caller's: retry each alone.
+        } catch {
+          // One job's failure must not become every caller's: retry each alone. This also
+          // answers a lone append that lost a unique-index race to another process on a
+          // shared PostgreSQL: its retry finds the winner's row.
           for (const job of batch) {
             try {
               this.settle([job], await this.transaction([job]));
