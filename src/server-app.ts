@@ -19,6 +19,7 @@ export async function createServerApp(
     forceCloseConnections: true,
     logger: options.logger,
   });
+  app.getHttpAdapter().getInstance().disable('x-powered-by');
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription('Durable, journal-first delivery of process completion notifications to agent loops. Errors are RFC 9457 problem documents.')

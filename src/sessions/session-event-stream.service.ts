@@ -47,8 +47,10 @@ export class SessionEventStream implements OnModuleDestroy {
     }).pipe(takeUntil(this.shutdown$));
   }
 
-  // Open streams end before the HTTP server closes, so they never hold up a shutdown.
-  onModuleDestroy(): void {
+  // Open streams end before the HTTP server closes, so they never hold up a shutdown; one turn
+  // of the event loop lets their last chunk reach the socket before it is closed.
+  async onModuleDestroy(): Promise<void> {
     this.shutdown$.next();
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
