@@ -66,6 +66,6 @@ describe('REST API v1: the journal as server-sent events', () => {
     const stream = await openSse(`${t.url}/v1/sessions/${sessionId}/events`, bearer(token));
     expect(stream.status).toBe(200);
     await t.close();
-    await stream.ended;
+    expect(await stream.ended).toBe(true);
   });
 });

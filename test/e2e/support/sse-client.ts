@@ -13,8 +13,8 @@ export interface SseConnection {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   next(count: number): Promise<ServerSentEvent[]>;
-  /** Resolves when the server ends the stream. */
-  readonly ended: Promise<void>;
+  /** Resolves when the connection closes: true when the server ended the response cleanly. */
+  readonly ended: Promise<boolean>;
   close(): void;
 }
 
@@ -47,7 +47,7 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
         }
         settle();
       });
-      const ended = new Promise<void>((resolveEnd) => res.on('close', () => resolveEnd()));
+      const ended = new Promise<boolean>((resolveEnd) => res.on('close', () => resolveEnd(res.complete)));
       resolve({
         status: res.statusCode!,
         headers: res.headers,
