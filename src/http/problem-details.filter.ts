@@ -75,7 +75,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
       if (exception instanceof JournalUnavailableError) {
         this.logger.error(exception.message, exception.stack);
-        return problem(exception.code, 'The journal could not be written; nothing was dispatched.');
+        return problem(exception.code, 'The journal is unavailable; nothing was written or dispatched.');
       }
       const body = problem(exception.code, exception.message);
       if (exception.disposition) body.disposition = exception.disposition;
