@@ -1,10 +1,9 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { ValidationError } from '#process-notifications';
-import { isUUID } from 'class-validator';
+import { isCanonicalUuid, ValidationError } from '#process-notifications';
 
 /**
- * A UUID path parameter: canonical 8-4-4-4-12 hex of any version, not nil, any case; passed
- * on lower-cased. Anything else is 400 `invalid_field` naming the parameter's field.
+ * A UUID path parameter, checked by the library's own rule (canonical, not nil, any case) and
+ * passed on lower-cased. Anything else is 400 `invalid_field` naming the parameter's field.
  */
 @Injectable()
 export class UuidParamPipe implements PipeTransform<string, string> {
@@ -12,9 +11,7 @@ export class UuidParamPipe implements PipeTransform<string, string> {
   constructor(private readonly field: string) {}
 
   transform(value: string): string {
-    if (!isUUID(value, 'loose') || isUUID(value, 'nil')) {
-      throw new ValidationError(this.field, `${this.field} must be a canonical, non-nil UUID`);
-    }
+    if (!isCanonicalUuid(value)) throw new ValidationError(this.field, `${this.field} must be a canonical, non-nil UUID`);
     return value.toLowerCase();
   }
 }

@@ -42,5 +42,14 @@ describe('sessions and loops', () => {
     await expect(app.service.stopLoop(sessionId, native.loopId)).resolves.toMatchObject({ state: 'stopped' });
     await expect(app.service.stopLoop(sessionId, native.loopId)).resolves.toMatchObject({ state: 'stopped' });
     expect(() => app.service.getLoop(sessionId, randomUUID())).toThrow(LoopNotFoundError);
+    expect(() => app.service.getLoop(sessionId.toUpperCase(), native.loopId.toUpperCase())).not.toThrow();
+  });
+
+  it('answers ids that are not strings with a validation error, not a crash', async () => {
+    const { sessionId } = await app.service.openSession();
+    expect(() => app.service.getSession(5 as never)).toThrow(expect.objectContaining({ field: 'session_id' }));
+    expect(() => app.service.getLoop(sessionId, null as never)).toThrow(expect.objectContaining({ field: 'loop_id' }));
+    await expect(app.service.openSession(7 as never)).rejects.toMatchObject({ field: 'session_id' });
+    await expect(app.service.openLoop(sessionId, { loopId: {} as never })).rejects.toMatchObject({ field: 'loop_id' });
   });
 });

@@ -24,7 +24,7 @@ export { ProcessStopRequestedEvent } from './events/process-stop-requested.event
 export { ProcessLostEvent } from './events/process-lost.event.js';
 export type { ProcessLifecycleEvent, ProcessLifecycleRecord } from './events/process-lifecycle.types.js';
 export type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
-export type { LoopEngine, LoopState } from './sessions/loop.entity.js';
+export { LOOP_ENGINES, type LoopEngine, type LoopState } from './sessions/loop.entity.js';
 
 export { ProcessNotificationsError, type Disposition } from './errors/process-notifications.error.js';
 export { ValidationError } from './errors/validation.error.js';
@@ -39,3 +39,5 @@ export { NotificationNotFoundError } from './errors/notification-not-found.error
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 
 export * from './vocabulary/process-vocabulary.js';
+export { isCanonicalUuid, CanonicalUuid } from './validation/canonical-uuid.decorator.js';
+export { validateInput, type InputSchema, type InputCheck } from './validation/validate-input.js';

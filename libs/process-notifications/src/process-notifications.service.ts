@@ -51,13 +51,13 @@ export class ProcessNotificationsService {
    * @param sessionId the id to use; a random UUID when omitted
    */
   async openSession(sessionId?: string): Promise<{ sessionId: string; token: string }> {
-    const { session, token } = await this.registry.openSession(sessionId?.toLowerCase());
+    const { session, token } = await this.registry.openSession(sessionId);
     return { sessionId: session.sessionId, token };
   }
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
   getSession(sessionId: string): SessionView {
-    const session = this.registry.requireSession(sessionId.toLowerCase());
+    const session = this.registry.requireSession(sessionId);
     return { sessionId: session.sessionId, loops: this.registry.loopsOf(session.sessionId).map(loopView) };
   }
 
@@ -71,16 +71,16 @@ export class ProcessNotificationsService {
    * @param engine only `native` loops take process notifications @default 'native'
    */
   async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    return loopView(await this.registry.openLoop(sessionId.toLowerCase(), options.loopId?.toLowerCase(), options.engine));
+    return loopView(await this.registry.openLoop(sessionId, options.loopId, options.engine));
   }
 
   getLoop(sessionId: string, loopId: string): LoopView {
-    return loopView(this.registry.requireLoop(sessionId.toLowerCase(), loopId.toLowerCase()));
+    return loopView(this.registry.requireLoop(sessionId, loopId));
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    return loopView(await this.registry.stopLoop(sessionId.toLowerCase(), loopId.toLowerCase()));
+    return loopView(await this.registry.stopLoop(sessionId, loopId));
   }
 
   /**
@@ -115,7 +115,7 @@ export class ProcessNotificationsService {
 
   /** The loop's pending set in acceptance order. */
   pendingNotifications(sessionId: string, loopId: string): PendingProcessNotification[] {
-    return this.registry.requireLoop(sessionId.toLowerCase(), loopId.toLowerCase()).list();
+    return this.registry.requireLoop(sessionId, loopId).list();
   }
 
   /** Consumes a pending notification; a second consume answers `consumed: false`. */
@@ -125,7 +125,7 @@ export class ProcessNotificationsService {
 
   /** Journal records of a session after `after`, at most `limit`, in sequence order. */
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
-    const session = this.registry.requireSession(sessionId.toLowerCase());
+    const session = this.registry.requireSession(sessionId);
     return (await this.journal.page(session.sessionId, after, limit)).map(recordView);
   }
 

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, ValidateIf } from 'class-validator';
+import type { InputSchema } from '#process-notifications';
 
 /** Body of `POST /v1/sessions` (optional). The library checks the UUID itself. */
 export class CreateSessionRequestDto {
@@ -8,5 +9,5 @@ export class CreateSessionRequestDto {
   @IsString()
   readonly session_id?: string;
 
-  static readonly fields = ['session_id'] as const;
+  static readonly schema: InputSchema = { properties: ['session_id'], order: ['session_id'] };
 }

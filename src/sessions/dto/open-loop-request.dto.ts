@@ -1,8 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, ValidateIf } from 'class-validator';
-import type { LoopEngine } from '#process-notifications';
-
-const LOOP_ENGINES = ['native', 'foreign'] as const satisfies readonly LoopEngine[];
+import { LOOP_ENGINES, type InputSchema, type LoopEngine } from '#process-notifications';
 
 /** Body of `POST /v1/sessions/:sid/loops` (optional). The library checks the UUID itself. */
 export class OpenLoopRequestDto {
@@ -16,5 +14,5 @@ export class OpenLoopRequestDto {
   @IsString()
   readonly loop_id?: string;
 
-  static readonly fields = ['engine', 'loop_id'] as const;
+  static readonly schema: InputSchema = { properties: ['engine', 'loop_id'], order: ['engine', 'loop_id'] };
 }

@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** Engines a loop can run. Only `native` loops take process notifications. */
-export type LoopEngine = 'native' | 'foreign';
+export const LOOP_ENGINES = ['native', 'foreign'] as const;
+export type LoopEngine = (typeof LOOP_ENGINES)[number];
 export type LoopState = 'running' | 'stopped';
 
 /** A persisted loop, so a restarted process knows which loops run and which are stopped. */

@@ -11,12 +11,18 @@ import { JournalRecordEntity } from '../journal/journal-record.entity.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { LoopEntity, type LoopEngine } from './loop.entity.js';
+import { LOOP_ENGINES, LoopEntity, type LoopEngine } from './loop.entity.js';
 import { ProcessLoop } from './process-loop.js';
 import { SessionEntity } from './session.entity.js';
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+// Ids arrive from embedding code as well as from validated DTOs: any case, maybe not a string.
+function idOf(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw new ValidationError(field, `${field} must be a string`);
+  return value.toLowerCase();
 }
 
 function loopKey(sessionId: string, loopId: string): string {
@@ -46,7 +52,8 @@ export class SessionRegistry implements OnModuleInit {
   }
 
   /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */
-  async openSession(sessionId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
+  async openSession(requestedId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
+    const sessionId = idOf(requestedId, 'session_id');
     if (!isCanonicalUuid(sessionId)) throw new ValidationError('session_id', 'session_id must be a canonical, non-nil UUID');
     const token = randomBytes(32).toString('base64url');
     const session = await this.writer.write(async (manager) => {
@@ -68,7 +75,7 @@ export class SessionRegistry implements OnModuleInit {
   }
 
   requireSession(sessionId: string): SessionEntity {
-    const session = this.sessions.get(sessionId);
+    const session = this.sessions.get(idOf(sessionId, 'session_id'));
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
   }
@@ -83,10 +90,11 @@ export class SessionRegistry implements OnModuleInit {
     return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hash, 'hex')) ? sessionId : undefined;
   }
 
-  async openLoop(sessionId: string, loopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+  async openLoop(requestedSessionId: string, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+    const { sessionId } = this.requireSession(requestedSessionId);
+    const loopId = idOf(requestedLoopId, 'loop_id');
     if (!isCanonicalUuid(loopId)) throw new ValidationError('loop_id', 'loop_id must be a canonical, non-nil UUID');
-    if (engine !== 'native' && engine !== 'foreign') throw new ValidationError('engine', 'engine must be "native" or "foreign"');
-    this.requireSession(sessionId);
+    if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
     const entity = await this.writer.write(async (manager) => {
       if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
       const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt: new Date().toISOString() });
@@ -100,8 +108,9 @@ export class SessionRegistry implements OnModuleInit {
     return this.loops.get(loopKey(sessionId, loopId));
   }
 
-  requireLoop(sessionId: string, loopId: string): ProcessLoop {
-    this.requireSession(sessionId);
+  requireLoop(requestedSessionId: string, requestedLoopId: string): ProcessLoop {
+    const { sessionId } = this.requireSession(requestedSessionId);
+    const loopId = idOf(requestedLoopId, 'loop_id');
     const loop = this.getLoop(sessionId, loopId);
     if (!loop) throw new LoopNotFoundError(sessionId, loopId);
     return loop;
@@ -115,7 +124,9 @@ export class SessionRegistry implements OnModuleInit {
   async stopLoop(sessionId: string, loopId: string): Promise<ProcessLoop> {
     const loop = this.requireLoop(sessionId, loopId);
     if (loop.state === 'stopped') return loop;
-    await this.writer.write((manager) => manager.update(LoopEntity, { sessionId, loopId }, { state: 'stopped' }));
+    await this.writer.write((manager) =>
+      manager.update(LoopEntity, { sessionId: loop.sessionId, loopId: loop.loopId }, { state: 'stopped' }),
+    );
     loop.stop();
     return loop;
   }
