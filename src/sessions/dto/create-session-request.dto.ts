@@ -9,5 +9,5 @@ export class CreateSessionRequestDto {
   @IsString()
   readonly session_id?: string;
 
-  static readonly schema: InputSchema = { properties: ['session_id'], order: ['session_id'] };
+  static readonly schema: InputSchema = { properties: ['session_id'] };
 }

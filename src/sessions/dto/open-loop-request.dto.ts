@@ -14,5 +14,5 @@ export class OpenLoopRequestDto {
   @IsString()
   readonly loop_id?: string;
 
-  static readonly schema: InputSchema = { properties: ['engine', 'loop_id'], order: ['engine', 'loop_id'] };
+  static readonly schema: InputSchema = { properties: ['engine', 'loop_id'] };
 }

@@ -11,10 +11,11 @@ export interface InputCheck<T extends object> {
 
 /** How a closed-schema DTO is checked: which keys exist, and in which order fields are reported. */
 export interface InputSchema<T extends object = object> {
-  /** Every property the input may carry; any other own key is rejected under its own name. */
+  /**
+   * Every property the input may carry, in the order fields are checked and reported; any other
+   * own key is rejected under its own name.
+   */
   readonly properties: readonly string[];
-  /** Reporting order of fields; the first failing one is named. */
-  readonly order: readonly string[];
   /** Maps a DTO property to the field it is reported as (e.g. state and reason to `state_reason`). */
   readonly fieldOf?: Readonly<Record<string, string>>;
   /** Rules over several fields, run in order after all fields passed; the first failure is named. */
@@ -34,8 +35,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * smuggles in a command line, output or environment never gets further.
  */
 export function validateInput<T extends object>(dto: ClassConstructor<T>, schema: InputSchema<T>, input: unknown): T {
+  const fieldOf = (property: string) => schema.fieldOf?.[property] ?? property;
   // A non-object carries none of the fields: it fails on the first one, as a missing field would.
-  if (!isPlainObject(input)) throw new ValidationError(schema.order[0]!, 'expected a JSON object');
+  if (!isPlainObject(input)) throw new ValidationError(fieldOf(schema.properties[0]!), 'expected a JSON object');
   for (const key of Object.keys(input)) {
     if (!schema.properties.includes(key)) throw new ValidationError(key, `unknown property "${key}"`);
   }
@@ -46,12 +48,7 @@ export function validateInput<T extends object>(dto: ClassConstructor<T>, schema
     if (failed) throw new ValidationError(failed.field, failed.message);
     return instance;
   }
-  let first: { field: string; rank: number; message: string } | undefined;
-  for (const error of errors) {
-    const field = schema.fieldOf?.[error.property] ?? error.property;
-    const rank = schema.order.indexOf(field);
-    const message = Object.values(error.constraints ?? {})[0] ?? `invalid ${field}`;
-    if (!first || (rank >= 0 && (first.rank < 0 || rank < first.rank))) first = { field, rank, message };
-  }
-  throw new ValidationError(first!.field, first!.message);
+  const rank = (property: string) => schema.properties.indexOf(property);
+  const first = errors.reduce((a, b) => (rank(b.property) < rank(a.property) ? b : a));
+  throw new ValidationError(fieldOf(first.property), Object.values(first.constraints ?? {})[0] ?? `invalid ${fieldOf(first.property)}`);
 }

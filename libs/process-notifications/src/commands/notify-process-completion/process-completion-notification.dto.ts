@@ -38,7 +38,6 @@ export class ProcessCompletionNotificationDto {
 
   static readonly schema: InputSchema = {
     properties: ['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason'],
-    order: ['command_id', 'session_id', 'loop_id', 'process_handle', 'state_reason'],
     fieldOf: { state: 'state_reason', reason: 'state_reason' },
   };
 }
