@@ -1,0 +1,65 @@
+import { Injectable, Module } from '@nestjs/common';
+import { CqrsModule, EventsHandler, type IEventHandler } from '@nestjs/cqrs';
+import { Test } from '@nestjs/testing';
+import {
+  ProcessNotificationAcceptedEvent,
+  ProcessNotificationsModule,
+  ProcessNotificationsService,
+  type ProcessNotificationsModuleOptions,
+} from '#process-notifications';
+import { firstValueFrom, Subject } from 'rxjs';
+import { notification } from './support/test-app.js';
+
+// What a host application writes: its own settings provider, forRootAsync, an event handler.
+@Injectable()
+class HostSettings {
+  readonly notifications: ProcessNotificationsModuleOptions = { databaseUrl: 'sqlite::memory:', loopCapacity: 3 };
+}
+
+@Module({ providers: [HostSettings], exports: [HostSettings] })
+class HostSettingsModule {}
+
+const accepted = new Subject<ProcessNotificationAcceptedEvent>();
+
+@EventsHandler(ProcessNotificationAcceptedEvent)
+class HostAcceptedHandler implements IEventHandler<ProcessNotificationAcceptedEvent> {
+  handle(event: ProcessNotificationAcceptedEvent): void {
+    accepted.next(event);
+  }
+}
+
+describe('embedding the module in a host application', () => {
+  it('configures through forRootAsync and reaches host event handlers', async () => {
+    let factoryCalls = 0;
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        CqrsModule.forRoot(),
+        ProcessNotificationsModule.forRootAsync({
+          imports: [HostSettingsModule],
+          inject: [HostSettings],
+          useFactory: (settings: HostSettings) => {
+            factoryCalls++;
+            return settings.notifications;
+          },
+        }),
+      ],
+      providers: [HostAcceptedHandler],
+    }).compile();
+    await moduleRef.init();
+    try {
+      const service = moduleRef.get(ProcessNotificationsService);
+      const { sessionId } = await service.openSession();
+      const loop = await service.openLoop(sessionId);
+      expect(loop.capacity).toBe(3);
+      // One options factory call serves both the module and its database connection.
+      expect(factoryCalls).toBe(1);
+
+      const n = notification(sessionId, loop.loopId);
+      const heard = firstValueFrom(accepted);
+      await service.notifyProcessCompletion(n, sessionId);
+      expect((await heard).notification).toMatchObject({ commandId: n.command_id, sequence: 1 });
+    } finally {
+      await moduleRef.close();
+    }
+  });
+});
