@@ -7,8 +7,9 @@ export interface BenchResult {
 }
 
 /**
- * One line of the results table. To add a measurement (lifecycle publish, restore per 100k,
- * HTTP, ...), write a function returning `BenchRow`s and add it to the producers in main.ts.
+ * One line of the results table. To add an in-process measurement, write a function returning
+ * `BenchRow`s and add it to the producers in main.ts. Restore and HTTP rows measure other
+ * things and have their own row types (`RestoreRow`, `HttpRow`) and tables.
  */
 export interface BenchRow {
   /** Unique; other rows name it in `floor`. */

@@ -1,37 +1,82 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import type { BenchResult, BenchRow } from './bench-row.interface.js';
+import type { HttpResult, HttpRow } from './http-row.interface.js';
+import { httpRows } from './http.rows.js';
+import { httpTable } from './http-table.js';
+import { lifecyclePublishRows } from './lifecycle-publish.rows.js';
 import { notifyPathRows } from './notify-path.rows.js';
 import { rawSqliteFloorRows } from './raw-sqlite-floor.rows.js';
+import type { RestoreResult, RestoreRow } from './restore-row.interface.js';
+import { restoreRows } from './restore.rows.js';
+import { restoreTable } from './restore-table.js';
 import { resultsTable } from './results-table.js';
 
 // Fixed work per row, so runs compare; BENCH_ITEMS overrides it for a quick look.
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 5_000);
 const WARMUP = Math.min(1_000, Math.ceil(ITEMS / 10));
-// BENCH_ROWS=notify/memory runs only the rows whose id contains that text (e.g. to profile one).
+// Journal size of the restore rows and how many starts they time (median reported).
+const RESTORE_RECORDS = Number(process.env.BENCH_RESTORE_RECORDS ?? 100_000);
+const RESTORE_RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 3);
+// Timed seconds per HTTP row, after a warm-up of fixed size.
+const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
+const HTTP_CONNECTIONS = 64;
+// BENCH_ROWS=notify/memory runs only the rows whose id contains that text (e.g. to profile one),
+// and the floor or ceiling rows they are compared to.
 const ONLY = process.env.BENCH_ROWS;
 
 /**
- * The row producers, run in this order. Add new measurements here (lifecycle publish, restore
- * per 100k records, HTTP through autocannon, ...): each producer returns rows, and a row that
- * names a `floor` gets an "x floor" ratio against it.
+ * The in-process row producers, run in this order: each returns rows, and a row that names a
+ * `floor` gets an "x floor" ratio against it. Restore and HTTP rows measure other things (start
+ * time, requests) and get tables of their own below.
  */
 const producers: Array<() => BenchRow[]> = [
   () => rawSqliteFloorRows({ items: ITEMS, warmup: WARMUP, batch: 64 }),
   () => notifyPathRows({ items: ITEMS, warmup: WARMUP }),
+  () => lifecyclePublishRows({ items: ITEMS, warmup: WARMUP }),
 ];
+
+type Runnable<T> = { id: string; floor?: string; ceiling?: string; run(): Promise<T> };
+
+async function runRows<R extends Runnable<T>, T>(rows: R[], rate: (result: T) => string): Promise<Array<{ row: R; result: T }>> {
+  const chosen = rows.filter((r) => !ONLY || r.id.includes(ONLY));
+  const comparedTo = new Set(chosen.flatMap((r) => [r.floor, r.ceiling]));
+  const results: Array<{ row: R; result: T }> = [];
+  for (const row of rows.filter((r) => chosen.includes(r) || comparedTo.has(r.id))) {
+    process.stderr.write(`running ${row.id} ...`);
+    const result = await row.run();
+    process.stderr.write(` ${rate(result)}\n`);
+    results.push({ row, result });
+  }
+  return results;
+}
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const results: Array<{ row: BenchRow; result: BenchResult }> = [];
-  for (const row of producers.flatMap((produce) => produce()).filter((r) => !ONLY || r.id.includes(ONLY))) {
-    process.stderr.write(`running ${row.id} ...`);
-    const result = await row.run();
-    process.stderr.write(` ${(result.items / result.seconds).toFixed(0)}/s\n`);
-    results.push({ row, result });
+  const results = await runRows(producers.flatMap((produce) => produce()), (r: BenchResult) => `${(r.items / r.seconds).toFixed(0)}/s`);
+  const restores = await runRows<RestoreRow, RestoreResult>(
+    restoreRows({ records: RESTORE_RECORDS, runs: RESTORE_RUNS }),
+    (r) => `${r.startSeconds.map((s) => s.toFixed(2)).join(', ')} s`,
+  );
+  const http = await runRows<HttpRow, HttpResult>(
+    httpRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
+    (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
+  );
+  if (results.length) {
+    console.log(`\nprocess-notifications benchmark: ${ITEMS} items per row after ${WARMUP} warm-up, node ${process.version}\n`);
+    console.log(resultsTable(results));
   }
-  console.log(`\nprocess-notifications benchmark: ${ITEMS} items per row after ${WARMUP} warm-up, node ${process.version}\n`);
-  console.log(resultsTable(results));
+  if (restores.length) {
+    console.log(`\nRestore: module start (application context init) on a file journal, median of ${RESTORE_RUNS} starts\n`);
+    console.log(restoreTable(restores));
+  }
+  if (http.length) {
+    console.log(
+      `\nHTTP: createServerApp on 127.0.0.1 in a worker thread, autocannon in the main thread, ${HTTP_CONNECTIONS} connections, ` +
+        `${HTTP_SECONDS} s per row after 2000 warm-up requests\n`,
+    );
+    console.log(httpTable(http));
+  }
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

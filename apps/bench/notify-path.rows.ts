@@ -1,9 +1,7 @@
-import { NestFactory } from '@nestjs/core';
-import { ProcessNotificationsModule, ProcessNotificationsService } from '#process-notifications';
 import { randomUUID } from 'node:crypto';
 import type { BenchRow } from './bench-row.interface.js';
 import { measure } from './measure.js';
-import { tempDatabase } from './temp-database.js';
+import { withModuleContext } from './module-context.js';
 
 /** How many notifications each row times, and how many go through first to warm up. */
 export interface NotifyPathOptions {
@@ -34,28 +32,15 @@ export function notifyPathRows({ items, warmup }: NotifyPathOptions): BenchRow[]
     database,
     concurrency,
     floor: `floor/${database}`,
-    async run() {
-      const file = database === 'file' ? tempDatabase('journal.db') : undefined;
-      const app = await NestFactory.createApplicationContext(
-        ProcessNotificationsModule.forRoot({
-          databaseUrl: file ? `sqlite:${file.path}` : 'sqlite::memory:',
-          loopCapacity: items + warmup,
-        }),
-        { logger: ['error', 'warn'] },
-      );
-      try {
-        const service = app.get(ProcessNotificationsService);
+    run: () =>
+      withModuleContext(database, items + warmup, async (service) => {
         const { sessionId } = await service.openSession();
         const { loopId } = await service.openLoop(sessionId);
         const warm = notifications(sessionId, loopId, warmup);
         await measure(warmup, concurrency, (i) => service.deliverProcessCompletion(warm[i]));
         const timed = notifications(sessionId, loopId, items);
-        return await measure(items, concurrency, (i) => service.deliverProcessCompletion(timed[i]));
-      } finally {
-        await app.close();
-        file?.remove();
-      }
-    },
+        return measure(items, concurrency, (i) => service.deliverProcessCompletion(timed[i]));
+      }),
   });
   return [row('memory', 1), row('memory', 64), row('file', 1), row('file', 64)];
 }

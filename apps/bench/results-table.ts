@@ -1,11 +1,12 @@
 import type { BenchResult, BenchRow } from './bench-row.interface.js';
+import { markdownTable } from './markdown-table.js';
 
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 
 /** The results as a Markdown table; "x floor" is the row's time per item over its floor's. */
 export function resultsTable(results: ReadonlyArray<{ row: BenchRow; result: BenchResult }>): string {
   const byId = new Map(results.map(({ row, result }) => [row.id, result]));
-  const header = ['row', 'database', 'concurrency', 'items', 'notifications/s', 'p50 ms', 'p99 ms', 'x floor'];
+  const header = ['row', 'database', 'concurrency', 'items', 'items/s', 'p50 ms', 'p99 ms', 'x floor'];
   const lines = results.map(({ row, result }) => {
     const perSecond = result.items / result.seconds;
     const floor = row.floor ? byId.get(row.floor) : undefined;
@@ -21,8 +22,5 @@ export function resultsTable(results: ReadonlyArray<{ row: BenchRow; result: Ben
       ratio,
     ];
   });
-  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
-  const format = (cells: string[]) => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
-  const rule = `|${widths.map((width, i) => (i < 2 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
-  return [format(header), rule, ...lines.map(format)].join('\n');
+  return markdownTable(header, lines);
 }
