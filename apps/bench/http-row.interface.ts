@@ -1,0 +1,23 @@
+/** What one HTTP row measured with autocannon over a fixed duration. */
+export interface HttpResult {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Responses by status code; a row whose responses are not all `expectedStatus` fails. */
+  readonly statusCounts: Readonly<Record<string, number>>;
+  readonly non2xx: number;
+  /** Connection errors and timeouts. */
+  readonly errors: number;
+}
+
+/** One line of the HTTP table: one route of the real server under load. */
+export interface HttpRow {
+  readonly id: string;
+  readonly label: string;
+  readonly database: string;
+  readonly connections: number;
+  /** Id of the row this one is compared to (the "x ceiling" column: its time per request over the ceiling's). */
+  readonly ceiling?: string;
+  run(): Promise<HttpResult>;
+}

@@ -1,0 +1,31 @@
+import type { HttpResult, HttpRow } from './http-row.interface.js';
+import { markdownTable } from './markdown-table.js';
+
+/**
+ * The HTTP results as a Markdown table; "x ceiling" is the row's time per request over its
+ * ceiling's (ceiling requests/s over the row's), and the status column shows every response.
+ */
+export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpResult }>): string {
+  const byId = new Map(results.map(({ row, result }) => [row.id, result]));
+  const header = ['route', 'database', 'connections', 'seconds', 'requests', 'requests/s', 'p50 ms', 'p99 ms', 'x ceiling', 'non-2xx', 'statuses'];
+  const lines = results.map(({ row, result }) => {
+    const perSecond = result.requests / result.seconds;
+    const ceiling = row.ceiling ? byId.get(row.ceiling) : undefined;
+    return [
+      row.label,
+      row.database,
+      String(row.connections),
+      result.seconds.toFixed(1),
+      String(result.requests),
+      perSecond.toFixed(0),
+      result.p50Ms.toFixed(1),
+      result.p99Ms.toFixed(1),
+      ceiling ? (ceiling.requests / ceiling.seconds / perSecond).toFixed(2) : '',
+      String(result.non2xx),
+      Object.entries(result.statusCounts)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', '),
+    ];
+  });
+  return markdownTable(header, lines);
+}
