@@ -12,7 +12,8 @@ async function bootstrap(): Promise<void> {
     // Printed once, on stdout, so that the operator can create the first session.
     process.stdout.write(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}\n`);
   }
-  new Logger('Server').log(`Listening on port ${config.port} (database ${config.databaseUrl})`);
+  // Never log database credentials.
+  new Logger('Server').log(`Listening on port ${config.port} (database ${config.databaseUrl.replace(/\/\/[^/@]*@/, '//***@')})`);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -85,6 +85,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         body.cause = exception.stopCause;
         body.loop_id = exception.loopId;
         headers['Retry-After'] = RETRY_AFTER_SECONDS;
+        if (!exception.appended) headers['Idempotent-Replayed'] = 'true';
       }
       return body;
     }

@@ -5,6 +5,7 @@ import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
+import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { LoopDto } from './dto/loop.dto.js';
 import { OpenLoopRequestDto } from './dto/open-loop-request.dto.js';
 
@@ -40,6 +41,7 @@ export class LoopsController {
   async stop(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
+    @JsonBody(new ClosedSchemaPipe(EmptyRequestDto)) _body: EmptyRequestDto,
   ): Promise<LoopDto> {
     return LoopDto.from(await this.service.stopLoop(sessionId, loopId));
   }

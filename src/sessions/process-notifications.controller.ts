@@ -2,10 +2,12 @@ import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiDefaultResponse, ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ProcessCompletionNotificationDto, ProcessNotificationsService } from '#process-notifications';
 import type { ServerResponse } from 'node:http';
+import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { ConsumptionDto } from './dto/consumption.dto.js';
+import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { PendingNotificationDto } from './dto/pending-notification.dto.js';
 import { PendingNotificationsDto } from './dto/pending-notifications.dto.js';
 import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.dto.js';
@@ -48,6 +50,7 @@ export class ProcessNotificationsController {
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
     @Param('command_id', new UuidParamPipe('command_id')) commandId: string,
+    @JsonBody(new ClosedSchemaPipe(EmptyRequestDto)) _body: EmptyRequestDto,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<ConsumptionDto> {
     const { consumed, sequence } = await this.service.consume(sessionId, loopId, commandId);

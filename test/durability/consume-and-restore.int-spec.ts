@@ -69,7 +69,7 @@ describe('consumption and restore after a restart (file database)', () => {
     expect(journal.filter((r) => r.kind === 'process_notification_consumed').map((r) => r.causeCommandId)).toEqual(consumedIds);
   });
 
-  it('restores everything journaled, even past capacity, and keeps stopped loops stopped', async () => {
+  it('restores everything journaled, even past capacity, and keeps stopped loops stopped with their pending sets', async () => {
     let service = await start(2);
     const { sessionId } = await service.openSession();
     const { loopId } = await service.openLoop(sessionId);
@@ -79,12 +79,15 @@ describe('consumption and restore after a restart (file database)', () => {
     await service.deliverProcessCompletion(sent[1]);
     // Journaled, then refused by the full set: the journal record stays authoritative.
     await expect(service.deliverProcessCompletion(sent[2])).rejects.toMatchObject({ code: 'delivery_stopped', stopCause: 'inbox_full' });
-    await service.deliverProcessCompletion(notification(sessionId, stoppedLoop.loopId));
+    const heldByStopped = notification(sessionId, stoppedLoop.loopId);
+    await service.deliverProcessCompletion(heldByStopped);
     await service.stopLoop(sessionId, stoppedLoop.loopId);
 
     service = await restart(2);
     expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual(sent.map((n) => n.command_id));
-    expect(service.getLoop(sessionId, stoppedLoop.loopId)).toMatchObject({ state: 'stopped', pending: 0 });
+    // Stopped stays stopped, and keeps what it had accepted: a retry of that is a duplicate.
+    expect(service.getLoop(sessionId, stoppedLoop.loopId)).toMatchObject({ state: 'stopped', pending: 1 });
+    await expect(service.deliverProcessCompletion(heldByStopped)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
     await expect(service.deliverProcessCompletion(notification(sessionId, stoppedLoop.loopId))).rejects.toMatchObject({
       code: 'delivery_stopped',
       stopCause: 'loop_stopped',

@@ -199,6 +199,19 @@ describe('REST API v1: bad input is refused before the journal and never crashes
     const created = await loops(JSON.stringify({ engine: 'foreign', loop_id: upper })).expect(201);
     expect(created.body).toMatchObject({ loop_id: upper.toLowerCase(), engine: 'foreign' });
   });
+
+  it('refuses any field on the bodyless action routes (stop, consume), and accepts none or {}', async () => {
+    const { loop_id: loopId } = (await t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).expect(201)).body as { loop_id: string };
+    const stop = `/v1/sessions/${sessionId}/loops/${loopId}/stop`;
+    const consume = `/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${randomUUID()}/consume`;
+    const json = (path: string, body: string) => t.http.post(path).set(admin).set('Content-Type', 'application/json').send(body);
+    expectProblem(await json(stop, '{"force":true}'), 400, 'invalid_field', { field: 'force' });
+    expectProblem(await json(consume, '{"command":"rm -rf /"}'), 400, 'invalid_field', { field: 'command' });
+    expectProblem(await json(stop, '[]'), 400, 'invalid_field', { field: 'body' });
+    expectProblem(await json(consume, '{}'), 404, 'not_found');
+    await json(stop, '{}').expect(200);
+    await t.http.post(stop).set(admin).expect(200);
+  });
 });
 
 describe('REST API v1: the notification test vectors over HTTP', () => {

@@ -165,6 +165,11 @@ describe('REST API v1: every error of the §8 table', () => {
     const response = await t.http.post(completions(sessionId)).set(bearer(token)).send(second);
     expectProblem(response, 503, 'delivery_stopped', { disposition: 'stopped', cause: 'inbox_full', loop_id: loopId });
     expect(response.headers['retry-after']).toBe('1');
+    expect(response.headers['idempotent-replayed']).toBeUndefined();
+    // Still full: the identical retry is stopped again, and says it wrote nothing new.
+    const stoppedRetry = await t.http.post(completions(sessionId)).set(bearer(token)).send(second);
+    expectProblem(stoppedRetry, 503, 'delivery_stopped', { disposition: 'stopped', cause: 'inbox_full', loop_id: loopId });
+    expect(stoppedRetry.headers['idempotent-replayed']).toBe('true');
 
     await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`).set(bearer(token)).expect(200);
     // The stopped notification was journaled; the identical retry writes nothing new.

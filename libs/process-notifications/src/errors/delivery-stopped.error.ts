@@ -11,7 +11,12 @@ export class DeliveryStoppedError extends ProcessNotificationsError {
   readonly code = 'delivery_stopped';
   override readonly disposition = 'stopped' as const;
 
-  constructor(readonly loopId: string, readonly stopCause: StopCause) {
+  constructor(
+    readonly loopId: string,
+    readonly stopCause: StopCause,
+    /** Whether this call journaled the notification (false: an earlier identical call did). */
+    readonly appended = true,
+  ) {
     super(`loop ${loopId} answered stopped (${stopCause})`);
   }
 }

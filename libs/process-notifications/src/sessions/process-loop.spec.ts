@@ -69,6 +69,8 @@ describe('ProcessLoop.offer', () => {
     subject.stop();
     expect(subject.state).toBe('stopped');
     expect(subject.offer(pending())).toEqual({ disposition: 'stopped', cause: 'loop_stopped' });
+    // What it already holds is a duplicate, not a reason for the supervisor to retry forever.
+    expect(subject.offer(held)).toEqual({ disposition: 'duplicate' });
     expect(subject.list()).toEqual([held]);
   });
 });

@@ -45,8 +45,9 @@ export class ProcessLoop {
     if (notification.sessionId !== this.sessionId || notification.loopId !== this.loopId) {
       return { disposition: 'stopped', cause: 'misrouted' };
     }
-    if (this.currentState === 'stopped') return { disposition: 'stopped', cause: 'loop_stopped' };
+    // Already held: a redelivery, even after a stop, must not make the supervisor retry forever.
     if (this.pending.has(notification.commandId)) return { disposition: 'duplicate' };
+    if (this.currentState === 'stopped') return { disposition: 'stopped', cause: 'loop_stopped' };
     if (this.pending.size >= this.capacity) return { disposition: 'stopped', cause: 'inbox_full' };
     this.pending.set(notification.commandId, notification);
     return { disposition: 'accepted' };

@@ -143,8 +143,8 @@ export class SessionRegistry implements OnModuleInit {
   }
 
   /**
-   * Rebuilds sessions, loops and pending sets: every notification journaled for a running
-   * native loop, in journal order, minus those with a consumed record. Restored notifications
+   * Rebuilds sessions, loops and pending sets: every notification journaled for a native
+   * loop, in journal order, minus those with a consumed record. Restored notifications
    * bypass dispatch and capacity, so nothing journaled is dropped.
    */
   private async restore(): Promise<void> {
@@ -164,7 +164,9 @@ export class SessionRegistry implements OnModuleInit {
     for (const entity of loops) this.addLoop(entity);
     for (const record of records) {
       const loop = record.loopId ? this.getLoop(record.sessionId, record.loopId) : undefined;
-      if (!loop || loop.state !== 'running' || loop.engine !== 'native') continue;
+      // Stopped loops keep their pending set too (they stay stopped): what they accepted
+      // remains theirs to consume.
+      if (!loop || loop.engine !== 'native') continue;
       if (record.kind === 'process_notification_consumed') {
         loop.remove(record.causeCommandId!);
         continue;

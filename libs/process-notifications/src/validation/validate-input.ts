@@ -37,12 +37,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function validateInput<T extends object>(dto: ClassConstructor<T>, schema: InputSchema<T>, input: unknown): T {
   const fieldOf = (property: string) => schema.fieldOf?.[property] ?? property;
   // A non-object carries none of the fields: it fails on the first one, as a missing field would.
-  if (!isPlainObject(input)) throw new ValidationError(fieldOf(schema.properties[0]!), 'expected a JSON object');
+  if (!isPlainObject(input)) throw new ValidationError(fieldOf(schema.properties[0] ?? 'body'), 'expected a JSON object');
   for (const key of Object.keys(input)) {
     if (!schema.properties.includes(key)) throw new ValidationError(key, `unknown property "${key}"`);
   }
   const instance = plainToInstance(dto, { ...input });
-  const errors = validateSync(instance, { validationError: { target: false, value: false } });
+  // Unknown keys were rejected above; a DTO without decorators (an empty body) is valid.
+  const errors = validateSync(instance, { forbidUnknownValues: false, validationError: { target: false, value: false } });
   if (errors.length === 0) {
     const failed = schema.checks?.find((check) => !check.test(instance));
     if (failed) throw new ValidationError(failed.field, failed.message);

@@ -65,7 +65,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     const reply = new ReplaySubject<LoopAnswer>(1);
     this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, alreadyConsumed, reply));
     const answer = await firstValueFrom(reply);
-    if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause);
+    if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause, appended);
     return { disposition: answer.disposition, commandId: dto.command_id, sequence: record.sequence, appended };
   }
 }
