@@ -1,8 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { ProcessNotificationsModule, ProcessNotificationsService } from '#process-notifications';
-import Database from 'better-sqlite3';
-import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { writeBulkJournal } from './bulk-journal.js';
 import type { RestoreResult, RestoreRow } from './restore-row.interface.js';
 import { tempDatabase } from './temp-database.js';
 
@@ -18,48 +17,6 @@ async function start(databaseUrl: string): Promise<{ seconds: number; service: P
   const app = await NestFactory.createApplicationContext(ProcessNotificationsModule.forRoot({ databaseUrl }), { logger: ['error', 'warn'] });
   const seconds = (performance.now() - started) / 1000;
   return { seconds, service: app.get(ProcessNotificationsService), close: () => app.close() };
-}
-
-/**
- * Writes the journal in bulk the way test/durability/restore-100k.int-spec.ts does: notifications,
- * and a consumed record for every tenth of them. Returns how many stay pending.
- */
-function bulkInsert(path: string, sessionId: string, loopId: string, records: number): number {
-  const db = new Database(path);
-  try {
-    const insert = db.prepare(
-      'INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    let pending = 0;
-    db.transaction(() => {
-      const now = new Date().toISOString();
-      let written = 0;
-      for (let i = 0; written < records; i++) {
-        const commandId = randomUUID();
-        const payload = JSON.stringify({
-          command_id: commandId,
-          session_id: sessionId,
-          loop_id: loopId,
-          process_handle: `proc-${i}`,
-          state: 'exited',
-          reason: 'exited',
-        });
-        const fingerprint = createHash('sha256').update(`process_notification\n${payload}`).digest('hex');
-        insert.run(sessionId, loopId, 'process_notification', commandId, fingerprint, payload, null, now);
-        written++;
-        if (i % 10 === 0 && written < records) {
-          const consumed = JSON.stringify({ command_id: commandId, loop_id: loopId });
-          insert.run(sessionId, loopId, 'process_notification_consumed', `consumed:${commandId}`, 'x'.repeat(64), consumed, commandId, now);
-          written++;
-        } else {
-          pending++;
-        }
-      }
-    })();
-    return pending;
-  } finally {
-    db.close();
-  }
 }
 
 /**
@@ -90,7 +47,7 @@ export function restoreRows({ records, runs }: RestoreOptions): RestoreRow[] {
             await app.close();
           }
 
-          const expected = bulkInsert(file.path, sessionId, loopId, records);
+          const expected = writeBulkJournal(file.path, sessionId, loopId, records).length;
           const startSeconds: number[] = [];
           let pending = 0;
           for (let i = 0; i < runs; i++) {

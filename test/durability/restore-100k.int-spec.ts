@@ -1,5 +1,4 @@
-import Database from 'better-sqlite3';
-import { createHash, randomUUID } from 'node:crypto';
+import { writeBulkJournal } from '../../apps/bench/bulk-journal.js';
 import { createTestApp } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -17,39 +16,9 @@ describe('restore of a large journal', () => {
     const { loopId } = await first.service.openLoop(sessionId);
     await first.close();
 
-    // Then write the journal in bulk, the way the module would have: 90k notifications, and a
+    // Then write the journal in bulk, the way the module would have: notifications, and a
     // consumed record for every tenth of them.
-    const db = new Database(dir.file('large.db'));
-    const insert = db.prepare(
-      'INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const expected: string[] = [];
-    db.transaction(() => {
-      const now = new Date().toISOString();
-      let written = 0;
-      for (let i = 0; written < RECORDS; i++) {
-        const commandId = randomUUID();
-        const payload = JSON.stringify({
-          command_id: commandId,
-          session_id: sessionId,
-          loop_id: loopId,
-          process_handle: `proc-${i}`,
-          state: 'exited',
-          reason: 'exited',
-        });
-        const fingerprint = createHash('sha256').update(`process_notification\n${payload}`).digest('hex');
-        insert.run(sessionId, loopId, 'process_notification', commandId, fingerprint, payload, null, now);
-        written++;
-        if (i % 10 === 0 && written < RECORDS) {
-          const consumed = JSON.stringify({ command_id: commandId, loop_id: loopId });
-          insert.run(sessionId, loopId, 'process_notification_consumed', `consumed:${commandId}`, 'x'.repeat(64), consumed, commandId, now);
-          written++;
-        } else {
-          expected.push(commandId);
-        }
-      }
-    })();
-    db.close();
+    const expected = writeBulkJournal(dir.file('large.db'), sessionId, loopId, RECORDS);
 
     const restarted = await createTestApp({ databaseUrl });
     try {
