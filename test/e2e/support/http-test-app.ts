@@ -53,18 +53,7 @@ export async function openSessionWithLoop(
   return { sessionId: session.body.session_id, loopId: loop.body.loop_id, token: session.body.token };
 }
 
-/** A valid completion notification; override any field. */
-export function notification(sessionId: string, loopId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    command_id: randomUUID(),
-    session_id: sessionId,
-    loop_id: loopId,
-    process_handle: 'proc-1',
-    state: 'exited',
-    reason: 'exited',
-    ...overrides,
-  };
-}
+export { notification } from '../../support/test-app.js';
 
 /** A valid `started` lifecycle record; override any field. */
 export function lifecycleRecord(sessionId: string, loopId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
