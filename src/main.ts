@@ -3,10 +3,16 @@ import { Logger } from '@nestjs/common';
 import { serverConfigFromEnv } from './config/server-config.js';
 import { createServerApp } from './server-app.js';
 
+const SHUTDOWN_GRACE_MS = 10_000;
+
 async function bootstrap(): Promise<void> {
   const config = serverConfigFromEnv();
   const app = await createServerApp(config);
   app.enableShutdownHooks();
+  // Graceful shutdown lets in-flight requests finish; one that hangs must not hold the process.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref());
+  }
   await app.listen(config.port);
   if (config.adminTokenGenerated) {
     // Printed once, on stdout, so that the operator can create the first session.

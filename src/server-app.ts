@@ -6,8 +6,9 @@ import type { ServerConfig } from './config/server-config.js';
 
 /**
  * Builds the HTTP server exactly as `main.ts` runs it: Nest's body parser off (bodies are read
- * strictly per route), open connections closed on shutdown (SSE must not hold it up), and the
- * OpenAPI document at `/docs` (JSON at `/docs-json`). Guard and problem filter come from the
+ * strictly per route) and the OpenAPI document at `/docs` (JSON at `/docs-json`). On close the
+ * server stops accepting, SSE streams end (SessionEventStream), in-flight requests finish, and
+ * only then does the database close. Guard and problem filter come from the
  * module. Call `listen()` or `init()` on the result.
  */
 export async function createServerApp(
@@ -16,7 +17,6 @@ export async function createServerApp(
 ): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config), {
     bodyParser: false,
-    forceCloseConnections: true,
     logger: options.logger,
   });
   app.getHttpAdapter().getInstance().disable('x-powered-by');

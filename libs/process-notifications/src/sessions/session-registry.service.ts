@@ -1,4 +1,5 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ReplaySubject } from 'rxjs';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { In } from 'typeorm';
@@ -34,7 +35,7 @@ function loopKey(sessionId: string, loopId: string): string {
  * loops are rebuilt and every running native loop's pending set is restored from the journal.
  */
 @Injectable()
-export class SessionRegistry implements OnModuleInit {
+export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly sessions = new Map<string, SessionEntity>();
   private readonly tokens = new Map<string, string>();
   private readonly loops = new Map<string, ProcessLoop>();
@@ -47,8 +48,18 @@ export class SessionRegistry implements OnModuleInit {
     this.capacity = options.loopCapacity ?? DEFAULT_LOOP_CAPACITY;
   }
 
+  private readonly stopping = new ReplaySubject<void>(1);
+
+  /** Emits once the module is being destroyed: this process's loops take nothing more. */
+  readonly shutdown$ = this.stopping.asObservable();
+
   async onModuleInit(): Promise<void> {
     await this.restore();
+  }
+
+  onModuleDestroy(): void {
+    this.stopping.next();
+    this.stopping.complete();
   }
 
   /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */

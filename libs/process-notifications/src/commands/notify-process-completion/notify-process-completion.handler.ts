@@ -1,5 +1,5 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
-import { firstValueFrom, ReplaySubject } from 'rxjs';
+import { firstValueFrom, map, race, ReplaySubject } from 'rxjs';
 import { DeliveryStoppedError } from '../../errors/delivery-stopped.error.js';
 import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js';
@@ -13,6 +13,8 @@ import { validateInput } from '../../validation/validate-input.js';
 import type { NotificationDelivery } from './notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './notify-process-completion.command.js';
 import { ProcessCompletionNotificationDto } from './process-completion-notification.dto.js';
+
+const SHUTTING_DOWN: LoopAnswer = { disposition: 'stopped', cause: 'loop_stopped' };
 
 /**
  * Validate, check owner and loop, append to the journal, and only then dispatch to the loop
@@ -64,7 +66,9 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
 
     const reply = new ReplaySubject<LoopAnswer>(1);
     this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, alreadyConsumed, reply));
-    const answer = await firstValueFrom(reply);
+    // During shutdown the saga may already be unsubscribed: answer stopped rather than hang. The
+    // notification is journaled, so the restart restores it and the supervisor's retry finds it.
+    const answer = await firstValueFrom(race(reply, this.registry.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN))));
     if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause, appended);
     return { disposition: answer.disposition, commandId: dto.command_id, sequence: record.sequence, appended };
   }
