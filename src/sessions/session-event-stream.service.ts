@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { ProcessNotificationsService, type JournalRecordView } from '#process-notifications';
-import { filter, Observable, Subject, takeUntil } from 'rxjs';
+import { Observable, ReplaySubject, takeUntil } from 'rxjs';
 
 // Journal records read per query while catching up.
 const CATCH_UP_PAGE = 500;
@@ -11,7 +11,8 @@ const CATCH_UP_PAGE = 500;
  */
 @Injectable()
 export class SessionEventStream implements OnModuleDestroy {
-  private readonly shutdown$ = new Subject<void>();
+  // Replays, so a stream opened after shutdown began ends at once too.
+  private readonly shutdown$ = new ReplaySubject<void>(1);
 
   constructor(private readonly service: ProcessNotificationsService) {}
 
@@ -27,7 +28,7 @@ export class SessionEventStream implements OnModuleDestroy {
         subscriber.next(record);
       };
       // Subscribed before the first page is read, so nothing committed in between is missed.
-      const live = this.service.records$.pipe(filter((record) => record.sessionId === sessionId)).subscribe({
+      const live = this.service.recordsOf(sessionId).subscribe({
         next: (record) => (waiting ? waiting.push(record) : emit(record)),
         error: (error: unknown) => subscriber.error(error),
       });
@@ -51,6 +52,7 @@ export class SessionEventStream implements OnModuleDestroy {
   // of the event loop lets their last chunk reach the socket before it is closed.
   async onModuleDestroy(): Promise<void> {
     this.shutdown$.next();
+    this.shutdown$.complete();
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }

@@ -9,7 +9,7 @@ interface Vector {
   readonly input: unknown;
   readonly field: string | null;
 }
-const VECTORS = JSON.parse(readFileSync(new URL('../../../shared/spec/vectors/notification-validation.json', import.meta.url), 'utf8')) as Vector[];
+const VECTORS = JSON.parse(readFileSync(new URL('../notifications/fixtures/notification-validation.json', import.meta.url), 'utf8')) as Vector[];
 
 /** POSTs raw bytes as JSON, chunked (no Content-Length), and resolves with status and parsed body. */
 function sendChunked(url: string, token: string, chunks: Buffer[]): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, EventBus, ofType } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
-import { map, type Observable } from 'rxjs';
+import { filter, map, type Observable } from 'rxjs';
 import { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
 import type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
 import type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
@@ -150,5 +150,15 @@ export class ProcessNotificationsService {
   /** Every journal record as it commits, all sessions, in sequence order. */
   get records$(): Observable<JournalRecordView> {
     return this.journal.records$.pipe(map(recordView));
+  }
+
+  /** One session's journal records as they commit, in sequence order. */
+  recordsOf(sessionId: string): Observable<JournalRecordView> {
+    const id = sessionId.toLowerCase();
+    // Filter before parsing: this runs inside the append path for every record of every session.
+    return this.journal.records$.pipe(
+      filter((record) => record.sessionId === id),
+      map(recordView),
+    );
   }
 }
