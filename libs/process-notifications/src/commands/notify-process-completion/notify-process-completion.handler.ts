@@ -8,7 +8,6 @@ import { JournalWriter } from '../../journal/journal-writer.service.js';
 import type { PendingProcessNotification } from '../../sessions/pending-process-notification.interface.js';
 import type { LoopAnswer } from '../../sessions/process-loop.js';
 import { SessionRegistry } from '../../sessions/session-registry.service.js';
-import { crashWindow } from '../../testing/crash-window.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { NotificationDelivery } from './notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './notify-process-completion.command.js';
@@ -50,7 +49,6 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
         reason: dto.reason,
       },
     });
-    await crashWindow(dto.command_id);
     const pending: PendingProcessNotification = {
       commandId: dto.command_id,
       sessionId: dto.session_id,
