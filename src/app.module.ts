@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { CqrsModule } from '@nestjs/cqrs';
 import { ProcessNotificationsModule } from '#process-notifications';
 import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
 import { HealthController } from './health/health.controller.js';
@@ -21,7 +20,6 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        CqrsModule,
         ProcessNotificationsModule.forRoot({ databaseUrl: config.databaseUrl, loopCapacity: config.loopCapacity }),
       ],
       controllers: [

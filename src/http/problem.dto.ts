@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { STOP_CAUSES } from '#process-notifications';
 
 /** An RFC 9457 problem document (`application/problem+json`). */
 export class ProblemDto {
@@ -23,7 +24,7 @@ export class ProblemDto {
   @ApiPropertyOptional({ enum: ['stopped', 'collision'] })
   readonly disposition?: string;
 
-  @ApiPropertyOptional({ enum: ['loop_stopped', 'inbox_full', 'misrouted'], description: 'Why delivery stopped.' })
+  @ApiPropertyOptional({ enum: STOP_CAUSES, description: 'Why delivery stopped.' })
   readonly cause?: string;
 
   @ApiPropertyOptional({ description: 'Sequence of the original record (`idempotency_collision`).' })

@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { isCanonicalUuid, ValidationError } from '#process-notifications';
+import { requireCanonicalUuid } from '#process-notifications';
 
 /**
  * A UUID path parameter, checked by the library's own rule (canonical, not nil, any case) and
@@ -11,7 +11,6 @@ export class UuidParamPipe implements PipeTransform<string, string> {
   constructor(private readonly field: string) {}
 
   transform(value: string): string {
-    if (!isCanonicalUuid(value)) throw new ValidationError(this.field, `${this.field} must be a canonical, non-nil UUID`);
-    return value.toLowerCase();
+    return requireCanonicalUuid(value, this.field);
   }
 }

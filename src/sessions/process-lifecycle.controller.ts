@@ -1,7 +1,6 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessLifecycleRecordDto, PublishProcessLifecycleCommand } from '#process-notifications';
+import { ProcessLifecycleRecordDto, ProcessNotificationsService } from '#process-notifications';
 import type { ServerResponse } from 'node:http';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { ProblemDto } from '../http/problem.dto.js';
@@ -13,7 +12,7 @@ import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
 @ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
 @Controller('v1/sessions/:sid/process-lifecycle')
 export class ProcessLifecycleController {
-  constructor(private readonly commandBus: CommandBus) {}
+  constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
   @ApiBody({ type: ProcessLifecycleRecordDto })
@@ -24,7 +23,7 @@ export class ProcessLifecycleController {
     @JsonBody() record: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<LifecyclePublicationDto> {
-    const publication = await this.commandBus.execute(new PublishProcessLifecycleCommand(sessionId, record));
+    const publication = await this.service.publishProcessLifecycle(record, sessionId);
     if (!publication.appended) {
       response.statusCode = 200;
       response.setHeader('Idempotent-Replayed', 'true');

@@ -52,4 +52,10 @@ describe('sessions and loops', () => {
     await expect(app.service.openSession(7 as never)).rejects.toMatchObject({ field: 'session_id' });
     await expect(app.service.openLoop(sessionId, { loopId: {} as never })).rejects.toMatchObject({ field: 'loop_id' });
   });
+
+  it('refuses a loop capacity that is not a positive integer at start', async () => {
+    for (const loopCapacity of [0, -1, 1.5, Number.NaN]) {
+      await expect(createTestApp({ loopCapacity })).rejects.toThrow(/loopCapacity must be a positive integer/);
+    }
+  });
 });

@@ -33,11 +33,11 @@ export { SessionNotFoundError } from './errors/session-not-found.error.js';
 export { LoopNotFoundError } from './errors/loop-not-found.error.js';
 export { UnsupportedEngineError } from './errors/unsupported-engine.error.js';
 export { IdempotencyCollisionError } from './errors/idempotency-collision.error.js';
-export { DeliveryStoppedError, type StopCause } from './errors/delivery-stopped.error.js';
+export { DeliveryStoppedError, STOP_CAUSES, type StopCause } from './errors/delivery-stopped.error.js';
 export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
 export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 
 export * from './vocabulary/process-vocabulary.js';
-export { isCanonicalUuid, CanonicalUuid } from './validation/canonical-uuid.decorator.js';
+export { isCanonicalUuid, requireCanonicalUuid } from './validation/canonical-uuid.decorator.js';
 export { validateInput, type InputSchema, type InputCheck } from './validation/validate-input.js';

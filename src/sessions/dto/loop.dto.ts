@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { LoopEngine, LoopState, LoopView } from '#process-notifications';
+import { LOOP_ENGINES, type LoopEngine, type LoopState, type LoopView } from '#process-notifications';
 
 export class LoopDto {
   @ApiProperty({ format: 'uuid' })
   readonly loop_id: string;
 
-  @ApiProperty({ enum: ['native', 'foreign'] })
+  @ApiProperty({ enum: LOOP_ENGINES })
   readonly engine: LoopEngine;
 
   @ApiProperty({ enum: ['running', 'stopped'] })

@@ -1,7 +1,8 @@
 import { ProcessNotificationsError } from './process-notifications.error.js';
 
 /** Why a loop answered `stopped`. */
-export type StopCause = 'loop_stopped' | 'inbox_full' | 'misrouted';
+export const STOP_CAUSES = ['loop_stopped', 'inbox_full', 'misrouted'] as const;
+export type StopCause = (typeof STOP_CAUSES)[number];
 
 /**
  * The loop answered `stopped`. The notification is journaled; retry later with the same

@@ -132,9 +132,22 @@ export class JournalWriter {
     return result;
   }
 
-  /** Runs `work` in its own serialized transaction (writes other than journal appends). */
-  write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.enqueue(async (manager) => ({ value: await work(manager), written: [] }));
+  /**
+   * Runs `work` in the serialized queue (writes other than journal appends). A domain error it
+   * throws (e.g. `AlreadyExistsError`) is handed back to its caller without failing the batch it
+   * shares with other callers, so it must be thrown before the work writes anything.
+   */
+  async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(async (manager) => {
+      try {
+        return { value: { done: await work(manager) }, written: [] };
+      } catch (error) {
+        if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written: [] };
+        throw error;
+      }
+    });
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome.done;
   }
 
   /**

@@ -1,18 +1,19 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ReplaySubject } from 'rxjs';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { In } from 'typeorm';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
-import { isCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { JournalRecordEntity } from '../journal/journal-record.entity.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { LOOP_ENGINES, LoopEntity, type LoopEngine } from './loop.entity.js';
+import { pendingFromPayload } from './pending-from-payload.js';
 import { ProcessLoop } from './process-loop.js';
 import { SessionEntity } from './session.entity.js';
 
@@ -46,6 +47,9 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
     this.capacity = options.loopCapacity ?? DEFAULT_LOOP_CAPACITY;
+    if (!Number.isSafeInteger(this.capacity) || this.capacity < 1) {
+      throw new Error(`loopCapacity must be a positive integer, got ${String(options.loopCapacity)}`);
+    }
   }
 
   private readonly stopping = new ReplaySubject<void>(1);
@@ -64,8 +68,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
 
   /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */
   async openSession(requestedId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
-    const sessionId = idOf(requestedId, 'session_id');
-    if (!isCanonicalUuid(sessionId)) throw new ValidationError('session_id', 'session_id must be a canonical, non-nil UUID');
+    const sessionId = requireCanonicalUuid(requestedId, 'session_id');
     const token = randomBytes(32).toString('base64url');
     const session = await this.writer.write(async (manager) => {
       if (await manager.existsBy(SessionEntity, { sessionId })) throw new AlreadyExistsError('session', sessionId);
@@ -81,30 +84,24 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     return { session, token };
   }
 
-  getSession(sessionId: string): SessionEntity | undefined {
-    return this.sessions.get(sessionId);
-  }
-
   requireSession(sessionId: string): SessionEntity {
     const session = this.sessions.get(idOf(sessionId, 'session_id'));
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
   }
 
-  /** The session a bearer token opens, compared in constant time; undefined when unknown. */
+  /**
+   * The session a bearer token opens, or undefined. Tokens are looked up by their SHA-256: the
+   * lookup's timing depends only on the hash, which an attacker cannot steer byte by byte, so
+   * it leaks nothing usable about a stored token (no plain-text comparison ever happens).
+   */
   authenticate(token: string): string | undefined {
-    const hash = hashToken(token);
-    const sessionId = this.tokens.get(hash);
-    if (!sessionId) return undefined;
-    const stored = this.sessions.get(sessionId)?.tokenHash;
-    if (!stored) return undefined;
-    return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hash, 'hex')) ? sessionId : undefined;
+    return this.tokens.get(hashToken(token));
   }
 
   async openLoop(requestedSessionId: string, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
     const { sessionId } = this.requireSession(requestedSessionId);
-    const loopId = idOf(requestedLoopId, 'loop_id');
-    if (!isCanonicalUuid(loopId)) throw new ValidationError('loop_id', 'loop_id must be a canonical, non-nil UUID');
+    const loopId = requireCanonicalUuid(requestedLoopId, 'loop_id');
     if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
     const entity = await this.writer.write(async (manager) => {
       if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
@@ -182,16 +179,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
         loop.remove(record.causeCommandId!);
         continue;
       }
-      const payload = JSON.parse(record.payload) as Record<string, string>;
-      loop.restore({
-        commandId: payload.command_id!,
-        sessionId: payload.session_id!,
-        loopId: payload.loop_id!,
-        processHandle: payload.process_handle!,
-        state: payload.state as never,
-        reason: payload.reason as never,
-        sequence: record.sequence,
-      });
+      loop.restore(pendingFromPayload(JSON.parse(record.payload) as Record<string, unknown>, record.sequence));
     }
   }
 }

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
+import { ValidationError } from '../errors/validation.error.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -10,6 +11,12 @@ export function isCanonicalUuid(value: unknown): value is string {
   if (typeof value !== 'string' || value.length !== 36) return false;
   const lower = value.toLowerCase();
   return lower !== NIL_UUID && CANONICAL_UUID.test(lower);
+}
+
+/** The lower-case form of a canonical, non-nil UUID; anything else is a ValidationError on `field`. */
+export function requireCanonicalUuid(value: unknown, field: string): string {
+  if (!isCanonicalUuid(value)) throw new ValidationError(field, `${field} must be a canonical, non-nil UUID`);
+  return value.toLowerCase();
 }
 
 /**

@@ -1,10 +1,9 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { NotificationNotFoundError } from '../../errors/notification-not-found.error.js';
-import { ValidationError } from '../../errors/validation.error.js';
 import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
 import { SessionRegistry } from '../../sessions/session-registry.service.js';
-import { isCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
+import { requireCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { ConsumeProcessNotificationCommand } from './consume-process-notification.command.js';
 import type { NotificationConsumption } from './notification-consumption.interface.js';
 
@@ -17,9 +16,8 @@ export class ConsumeProcessNotificationHandler implements ICommandHandler<Consum
   ) {}
 
   async execute(command: ConsumeProcessNotificationCommand): Promise<NotificationConsumption> {
-    if (!isCanonicalUuid(command.commandId)) throw new ValidationError('command_id', 'command_id must be a canonical, non-nil UUID');
-    const commandId = command.commandId.toLowerCase();
-    const loop = this.registry.requireLoop(command.sessionId.toLowerCase(), command.loopId.toLowerCase());
+    const commandId = requireCanonicalUuid(command.commandId, 'command_id');
+    const loop = this.registry.requireLoop(command.sessionId, command.loopId);
 
     if (loop.has(commandId)) {
       const { record, appended } = await this.journal.append({

@@ -4,8 +4,9 @@ import { DeliveryStoppedError } from '../../errors/delivery-stopped.error.js';
 import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js';
 import { ProcessNotificationDispatchRequestedEvent } from '../../events/process-notification-dispatch-requested.event.js';
+import { canonicalPayload } from '../../journal/canonical-payload.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
-import type { PendingProcessNotification } from '../../sessions/pending-process-notification.interface.js';
+import { pendingFromPayload } from '../../sessions/pending-from-payload.js';
 import type { LoopAnswer } from '../../sessions/process-loop.js';
 import { SessionRegistry } from '../../sessions/session-registry.service.js';
 import { validateInput } from '../../validation/validate-input.js';
@@ -34,30 +35,15 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     const loop = this.registry.requireLoop(dto.session_id, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 
+    const payload = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
     const { record, appended } = await this.journal.append({
       sessionId: dto.session_id,
       loopId: dto.loop_id,
       kind: 'process_notification',
       idempotencyId: dto.command_id,
-      // Canonical order; nothing per-attempt, so an identical retry is byte-identical.
-      payload: {
-        command_id: dto.command_id,
-        session_id: dto.session_id,
-        loop_id: dto.loop_id,
-        process_handle: dto.process_handle,
-        state: dto.state,
-        reason: dto.reason,
-      },
+      payload,
     });
-    const pending: PendingProcessNotification = {
-      commandId: dto.command_id,
-      sessionId: dto.session_id,
-      loopId: dto.loop_id,
-      processHandle: dto.process_handle,
-      state: dto.state,
-      reason: dto.reason,
-      sequence: record.sequence,
-    };
+    const pending = pendingFromPayload(payload, record.sequence);
     // Only a retry can find it consumed; the first delivery skips the lookup.
     const alreadyConsumed =
       !appended && !loop.has(dto.command_id) && (await this.journal.consumptionOf(dto.session_id, dto.command_id)) !== null;

@@ -80,7 +80,6 @@ export class ProcessLifecycleRecordDto {
   readonly loop_id: string;
 
   /** Opaque handle of the process: 1 to 128 bytes of `A-Z a-z 0-9 - _`. */
-  @ApiProperty({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]{1,128}$' })
   @ProcessHandle()
   readonly process_handle: string;
 

@@ -6,6 +6,7 @@ import type { ProcessLifecycleRecord } from '../../events/process-lifecycle.type
 import { ProcessLostEvent } from '../../events/process-lost.event.js';
 import { ProcessStartedEvent } from '../../events/process-started.event.js';
 import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.event.js';
+import { canonicalPayload } from '../../journal/canonical-payload.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
 import { SessionRegistry } from '../../sessions/session-registry.service.js';
 import { validateInput } from '../../validation/validate-input.js';
@@ -48,11 +49,7 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     this.registry.requireSession(caller);
 
     // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
-    const payload: Record<string, unknown> = {};
-    for (const property of ProcessLifecycleRecordDto.schema.properties) {
-      const value = dto[property as keyof ProcessLifecycleRecordDto];
-      if (value !== undefined) payload[property] = value;
-    }
+    const payload = canonicalPayload(dto, ProcessLifecycleRecordDto.schema.properties);
     const { record: entry, appended } = await this.journal.append({
       sessionId: caller,
       loopId: dto.loop_id,
