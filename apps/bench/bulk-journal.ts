@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { benchNotification, fingerprintOf } from './notification-fixture.js';
 
 /**
  * Writes `records` journal records straight into an existing SQLite journal, the way the module
@@ -19,15 +20,8 @@ export function writeBulkJournal(path: string, sessionId: string, loopId: string
       let written = 0;
       for (let i = 0; written < records; i++) {
         const commandId = randomUUID();
-        const payload = JSON.stringify({
-          command_id: commandId,
-          session_id: sessionId,
-          loop_id: loopId,
-          process_handle: `proc-${i}`,
-          state: 'exited',
-          reason: 'exited',
-        });
-        const fingerprint = createHash('sha256').update(`process_notification\n${payload}`).digest('hex');
+        const payload = JSON.stringify(benchNotification(sessionId, loopId, i, commandId));
+        const fingerprint = fingerprintOf('process_notification', payload);
         insert.run(sessionId, loopId, 'process_notification', commandId, fingerprint, payload, null, now);
         written++;
         if (i % 10 === 0 && written < records) {

@@ -1,7 +1,8 @@
 import autocannon from 'autocannon';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ServerConfig } from '../../src/config/server-config.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
+import { benchNotification } from './notification-fixture.js';
 import { startServerWorker } from './server-worker.js';
 import { tempDatabase } from './temp-database.js';
 
@@ -42,14 +43,7 @@ const TARGETS: Record<'notify' | 'session' | 'healthz', Target> = {
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           setupRequest: (request) => ({
             ...request,
-            body: JSON.stringify({
-              command_id: randomUUID(),
-              session_id: sessionId,
-              loop_id: loopId,
-              process_handle: 'proc-1',
-              state: 'exited',
-              reason: 'exited',
-            }),
+            body: JSON.stringify(benchNotification(sessionId, loopId, 1)),
           }),
         },
       ],

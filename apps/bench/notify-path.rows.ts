@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { BenchRow } from './bench-row.interface.js';
 import { measure } from './measure.js';
 import { withModuleContext } from './module-context.js';
+import { benchNotification } from './notification-fixture.js';
 
 /** How many notifications each row times, and how many go through first to warm up. */
 export interface NotifyPathOptions {
@@ -10,14 +10,7 @@ export interface NotifyPathOptions {
 }
 
 function notifications(sessionId: string, loopId: string, count: number): Record<string, string>[] {
-  return Array.from({ length: count }, (_, i) => ({
-    command_id: randomUUID(),
-    session_id: sessionId,
-    loop_id: loopId,
-    process_handle: `proc-${i}`,
-    state: 'exited',
-    reason: 'exited',
-  }));
+  return Array.from({ length: count }, (_, i) => benchNotification(sessionId, loopId, i));
 }
 
 /**

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { BenchRow } from './bench-row.interface.js';
 import { measure } from './measure.js';
+import { benchNotification, fingerprintOf } from './notification-fixture.js';
 import { tempDatabase } from './temp-database.js';
 
 // The journal table as the library's migration creates it on SQLite.
@@ -56,15 +57,8 @@ export function rawSqliteFloorRows({ items, warmup, batch }: FloorOptions): Benc
         const sessionId = randomUUID();
         const loopId = randomUUID();
         const appendOne = (commandId: string, index: number): number => {
-          const payload = JSON.stringify({
-            command_id: commandId,
-            session_id: sessionId,
-            loop_id: loopId,
-            process_handle: `proc-${index}`,
-            state: 'exited',
-            reason: 'exited',
-          });
-          const fingerprint = createHash('sha256').update(`process_notification\n${payload}`).digest('hex');
+          const payload = JSON.stringify(benchNotification(sessionId, loopId, index, commandId));
+          const fingerprint = fingerprintOf('process_notification', payload);
           const existing = select.get(sessionId, commandId) as { sequence: number; fingerprint: string } | undefined;
           if (existing) return existing.sequence;
           return Number(

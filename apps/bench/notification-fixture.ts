@@ -1,0 +1,21 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+/**
+ * A valid completion notification, keys in the library's canonical order (so its JSON is the
+ * journaled payload). Every bench row builds its notifications here.
+ */
+export function benchNotification(sessionId: string, loopId: string, index: number, commandId: string = randomUUID()): Record<string, string> {
+  return {
+    command_id: commandId,
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: `proc-${index}`,
+    state: 'exited',
+    reason: 'exited',
+  };
+}
+
+/** The journal's fingerprint of a payload: SHA-256 of kind and canonical JSON (journal-writer.service.ts). */
+export function fingerprintOf(kind: string, payloadJson: string): string {
+  return createHash('sha256').update(`${kind}\n${payloadJson}`).digest('hex');
+}
