@@ -31,10 +31,11 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
   let sessionId: string;
   let loopId: string;
 
+  // Every connection of the module's pool works in the fresh schema (migrations included).
+  const databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
   beforeAll(async () => {
     await admin!.query(`CREATE SCHEMA "${schema}"`);
-    // Every connection of the module's pool works in the fresh schema (migrations included).
-    const databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     ({ moduleRef, service, close } = await createTestApp({ databaseUrl, loopCapacity: 1000 }));
     dataSource = dataSourceOf(moduleRef);
   });
@@ -73,5 +74,18 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
         [sessionId, loopId, commandId],
       ),
     ).rejects.toThrow(/unique|duplicate/i);
+  });
+
+  it('restores the unconsumed notifications after a restart, in journal order', async () => {
+    const sent = [notification(sessionId, loopId), notification(sessionId, loopId), notification(sessionId, loopId)];
+    for (const n of sent) await service.deliverProcessCompletion(n);
+    await service.consume(sessionId, loopId, sent[1]!.command_id as string);
+    await close!();
+    ({ moduleRef, service, close } = await createTestApp({ databaseUrl, loopCapacity: 1000 }));
+    dataSource = dataSourceOf(moduleRef);
+    const restored = service.pendingNotifications(sessionId, loopId);
+    expect(restored.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
+    expect(restored.every((p) => typeof p.sequence === 'number')).toBe(true);
+    await expect(service.deliverProcessCompletion(sent[1])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
   });
 });

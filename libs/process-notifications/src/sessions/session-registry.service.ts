@@ -2,13 +2,11 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { ReplaySubject } from 'rxjs';
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { In } from 'typeorm';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
-import { JournalRecordEntity } from '../journal/journal-record.entity.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
@@ -26,6 +24,15 @@ function idOf(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new ValidationError(field, `${field} must be a string`);
   return value.toLowerCase();
 }
+
+// Journaled notifications without a consumed record, in journal order (uses ix_pn_journal_cause).
+const PENDING_NOTIFICATIONS = `
+  SELECT j.sequence, j.session_id, j.loop_id, j.payload FROM pn_journal j
+  WHERE j.kind = 'process_notification' AND NOT EXISTS (
+    SELECT 1 FROM pn_journal c
+    WHERE c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = 'process_notification_consumed'
+  )
+  ORDER BY j.sequence`;
 
 function loopKey(sessionId: string, loopId: string): string {
   return `${sessionId}/${loopId}`;
@@ -156,30 +163,23 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
    * bypass dispatch and capacity, so nothing journaled is dropped.
    */
   private async restore(): Promise<void> {
-    const { sessions, loops, records } = await this.writer.read(async (manager) => ({
+    const { sessions, loops, pending } = await this.writer.read(async (manager) => ({
       sessions: await manager.find(SessionEntity),
       loops: await manager.find(LoopEntity),
-      records: await manager.find(JournalRecordEntity, {
-        select: { sequence: true, sessionId: true, loopId: true, kind: true, payload: true, causeCommandId: true },
-        where: { kind: In(['process_notification', 'process_notification_consumed']) },
-        order: { sequence: 'ASC' },
-      }),
+      // Only what is still pending: the cost follows the pending sets, not the whole history.
+      pending: (await manager.query(PENDING_NOTIFICATIONS)) as Array<{ sequence: number | string; session_id: string; loop_id: string; payload: string }>,
     }));
     this.sessions.clear();
     this.tokens.clear();
     this.loops.clear();
     for (const session of sessions) this.addSession(session);
     for (const entity of loops) this.addLoop(entity);
-    for (const record of records) {
-      const loop = record.loopId ? this.getLoop(record.sessionId, record.loopId) : undefined;
+    for (const record of pending) {
+      const loop = this.getLoop(record.session_id, record.loop_id);
       // Stopped loops keep their pending set too (they stay stopped): what they accepted
       // remains theirs to consume.
       if (!loop || loop.engine !== 'native') continue;
-      if (record.kind === 'process_notification_consumed') {
-        loop.remove(record.causeCommandId!);
-        continue;
-      }
-      loop.restore(pendingFromPayload(JSON.parse(record.payload) as Record<string, unknown>, record.sequence));
+      loop.restore(pendingFromPayload(JSON.parse(record.payload) as Record<string, unknown>, Number(record.sequence)));
     }
   }
 }
