@@ -1,7 +1,9 @@
 import { Injectable, Module } from '@nestjs/common';
 import { CqrsModule, EventsHandler, type IEventHandler } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
+import { plainToInstance } from 'class-transformer';
 import {
+  ProcessCompletionNotificationDto,
   ProcessNotificationAcceptedEvent,
   ProcessNotificationsModule,
   ProcessNotificationsService,
@@ -58,6 +60,10 @@ describe('embedding the module in a host application', () => {
       const heard = firstValueFrom(accepted);
       await service.notifyProcessCompletion(n, sessionId);
       expect((await heard).notification).toMatchObject({ commandId: n.command_id, sequence: 1 });
+
+      // An instance of the exported DTO class is accepted like a plain object.
+      const typed = plainToInstance(ProcessCompletionNotificationDto, notification(sessionId, loop.loopId));
+      await expect(service.deliverProcessCompletion(typed)).resolves.toMatchObject({ disposition: 'accepted', sequence: 2 });
     } finally {
       await moduleRef.close();
     }

@@ -37,7 +37,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function validateInput<T extends object>(dto: ClassConstructor<T>, schema: InputSchema<T>, input: unknown): T {
   const fieldOf = (property: string) => schema.fieldOf?.[property] ?? property;
   // A non-object carries none of the fields: it fails on the first one, as a missing field would.
-  if (!isPlainObject(input)) throw new ValidationError(fieldOf(schema.properties[0] ?? 'body'), 'expected a JSON object');
+  // Embedders may also pass an instance of the exported DTO class itself.
+  if (!isPlainObject(input) && !(input instanceof dto)) {
+    throw new ValidationError(fieldOf(schema.properties[0] ?? 'body'), 'expected a JSON object');
+  }
   for (const key of Object.keys(input)) {
     if (!schema.properties.includes(key)) throw new ValidationError(key, `unknown property "${key}"`);
   }
