@@ -1,38 +1,23 @@
 import type { ProcessNotificationsService } from '#process-notifications';
 import type { TestingModule } from '@nestjs/testing';
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { connectPostgresAdmin, freshSchema, POSTGRES_URL } from '../support/postgres.js';
 import { createTestApp, notification } from '../support/test-app.js';
 import { expectConcurrentCollidingDeliveries, expectConcurrentIdenticalDeliveries } from './support/concurrent-deliveries.js';
 import { dataSourceOf, journalCounts } from './support/journal-probe.js';
 
 // Runs against a local PostgreSQL when one answers (trust auth), each run in its own schema.
-const POSTGRES_URL = process.env.PN_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function connectAdmin(): Promise<DataSource | undefined> {
-  const admin = new DataSource({ type: 'postgres', url: POSTGRES_URL, connectTimeoutMS: 2000, poolSize: 1 });
-  try {
-    return await admin.initialize();
-  } catch (error) {
-    console.warn(`PostgreSQL unreachable at ${POSTGRES_URL} (${(error as Error).message}): skipping the PostgreSQL tests.`);
-    return undefined;
-  }
-}
-
-const admin = await connectAdmin();
+const admin = await connectPostgresAdmin();
 const describeOnPostgres = admin ? describe : describe.skip;
 
 describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL : 'unreachable: skipped'})`, () => {
-  const schema = `pn_test_${randomBytes(6).toString('hex')}`;
+  const { name: schema, databaseUrl } = freshSchema();
   let moduleRef: TestingModule;
   let service: ProcessNotificationsService;
   let dataSource: DataSource;
   let close: (() => Promise<void>) | undefined;
   let sessionId: string;
   let loopId: string;
-
-  // Every connection of the module's pool works in the fresh schema (migrations included).
-  const databaseUrl = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 
   beforeAll(async () => {
     await admin!.query(`CREATE SCHEMA "${schema}"`);

@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+
+/** The local PostgreSQL the PostgreSQL tests run against (trust auth). */
+export const POSTGRES_URL = process.env.PN_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** An admin connection, or undefined (with a warning) when no server answers: callers skip. */
+export async function connectPostgresAdmin(): Promise<DataSource | undefined> {
+  const admin = new DataSource({ type: 'postgres', url: POSTGRES_URL, connectTimeoutMS: 2000, poolSize: 1 });
+  try {
+    return await admin.initialize();
+  } catch (error) {
+    console.warn(`PostgreSQL unreachable at ${POSTGRES_URL} (${(error as Error).message}): skipping the PostgreSQL tests.`);
+    return undefined;
+  }
+}
+
+/** A fresh schema of its own and a database URL whose every connection works in it. */
+export function freshSchema(): { name: string; databaseUrl: string } {
+  const name = `pn_test_${randomBytes(6).toString('hex')}`;
+  return { name, databaseUrl: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${name}`)}` };
+}
