@@ -73,4 +73,28 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
     expect(restored.every((p) => typeof p.sequence === 'number')).toBe(true);
     await expect(service.deliverProcessCompletion(sent[1])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
   });
+
+  it('two processes on one database: the unique index decides, and the loser answers from the winner\'s row', async () => {
+    // A second module instance (its own pool, as a second server process would have) on the same
+    // schema; it learns the session and loop at start, like a restarted process.
+    const other = await createTestApp({ databaseUrl, loopCapacity: 1000 });
+    try {
+      // One pair at a time, so each process's append is alone in its batch when it loses.
+      const deliveries: Array<{ commandId: string; appended: boolean }> = [];
+      for (let i = 0; i < 20; i++) {
+        const n = notification(sessionId, loopId);
+        const pair = await Promise.all([service.deliverProcessCompletion(n), other.service.deliverProcessCompletion({ ...n })]);
+        expect(pair.map((d) => d.appended).sort()).toEqual([false, true]);
+        deliveries.push(...pair);
+      }
+      const ids = deliveries.map((d) => d.commandId);
+      const [{ count }] = (await dataSource.query(
+        `SELECT count(*)::int AS count FROM pn_journal WHERE idempotency_id = ANY($1)`,
+        [ids],
+      )) as [{ count: number }];
+      expect(count).toBe(20);
+    } finally {
+      await other.close();
+    }
+  });
 });
