@@ -20,7 +20,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ProcessNotificationsModule.forRoot({ databaseUrl: config.databaseUrl, loopCapacity: config.loopCapacity }),
+        ProcessNotificationsModule.forRoot({
+          databaseUrl: config.databaseUrl,
+          loopCapacity: config.loopCapacity,
+          maxLoopsPerSession: config.maxLoopsPerSession,
+          journalTimeoutMs: config.journalTimeoutMs,
+        }),
       ],
       controllers: [
         SessionsController,

@@ -96,6 +96,33 @@ describe('consumption and restore after a restart (file database)', () => {
     await expect(service.deliverProcessCompletion(sent[2])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
   });
 
+  it('gives the same answers after a restart: what a stopped loop refused stays refused, what it held stays held', async () => {
+    let service = await start();
+    const { sessionId } = await service.openSession();
+    const { loopId } = await service.openLoop(sessionId);
+    const held = notification(sessionId, loopId);
+    const consumedAfterStop = notification(sessionId, loopId);
+    await service.deliverProcessCompletion(held);
+    await service.deliverProcessCompletion(consumedAfterStop);
+    await service.stopLoop(sessionId, loopId);
+    const refused = notification(sessionId, loopId);
+    const stopped = { code: 'delivery_stopped', stopCause: 'loop_stopped' };
+    await expect(service.deliverProcessCompletion(refused)).rejects.toMatchObject({ ...stopped, appended: true });
+    await expect(service.consume(sessionId, loopId, consumedAfterStop.command_id as string)).resolves.toMatchObject({ consumed: true });
+
+    for (let round = 0; round < 2; round++) {
+      // The refused notification is journaled but was never the loop's: its identical retry is
+      // refused again, not turned into a duplicate by the restore.
+      await expect(service.deliverProcessCompletion(refused)).rejects.toMatchObject({ ...stopped, appended: false });
+      await expect(service.deliverProcessCompletion(held)).resolves.toMatchObject({ disposition: 'duplicate' });
+      await expect(service.deliverProcessCompletion(consumedAfterStop)).resolves.toMatchObject({ disposition: 'duplicate' });
+      expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual([held.command_id]);
+      expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
+      service = await restart();
+    }
+    await expect(service.consume(sessionId, loopId, held.command_id as string)).resolves.toMatchObject({ consumed: true });
+  });
+
   it('consumes once: a second consume reports it, an unknown id is not found', async () => {
     const service = await start();
     const { sessionId } = await service.openSession();

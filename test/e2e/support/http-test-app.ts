@@ -6,7 +6,7 @@ import request from 'supertest';
 import { serverConfigFromEnv, type ServerConfig } from '../../../src/config/server-config.js';
 import { createServerApp } from '../../../src/server-app.js';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export interface HttpTestApp {
   readonly app: INestApplication;
