@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION } from '#process-notifications';
+import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION } from 'nestjs-process-notifications';
 import { randomBytes } from 'node:crypto';
 
 /** Injection token of the {@link ServerConfig}. */

@@ -6,7 +6,7 @@ import {
   ProcessNotificationsError,
   ValidationError,
   type StopCause,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
 import { HttpProblemError } from './http-problem.error.js';
 

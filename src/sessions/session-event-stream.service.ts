@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ProcessNotificationsService, type JournalRecordView } from '#process-notifications';
+import { ProcessNotificationsService, type JournalRecordView } from 'nestjs-process-notifications';
 import { Observable, ReplaySubject, takeUntil } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { HttpProblemError } from '../http/http-problem.error.js';

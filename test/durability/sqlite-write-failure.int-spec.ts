@@ -2,7 +2,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { JournalUnavailableError, type ProcessNotificationsService } from '#process-notifications';
+import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { PN_CONNECTION } from '../../libs/process-notifications/src/constants.js';
 import { createTestApp, notification } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
@@ -48,7 +48,7 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
       Array.from({ length: count }, async () => {
         const n = notification(sessionId, loopId, { process_handle: `h-${'x'.repeat(100)}` });
         try {
-          await service.deliverProcessCompletion(n, sessionId);
+          await service.notifyProcessCompletion(sessionId, n);
           return { id: n.command_id as string, ok: true as const };
         } catch (error) {
           return { id: n.command_id as string, ok: false as const, error };
@@ -91,7 +91,7 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
     db.exec('BEGIN');
     db.exec("INSERT INTO pn_sessions (session_id, token_hash, created_at) VALUES ('00000000-0000-4000-8000-000000000001', NULL, 'x')");
     const n = notification(sessionId, loopId);
-    await expect(service.deliverProcessCompletion(n, sessionId)).resolves.toMatchObject({ disposition: 'accepted' });
+    await expect(service.notifyProcessCompletion(sessionId, n)).resolves.toMatchObject({ disposition: 'accepted' });
     expect(db.inTransaction).toBe(false);
     // The stray write was rolled back; the delivery committed for real.
     expect(onDisk().has(n.command_id as string)).toBe(true);

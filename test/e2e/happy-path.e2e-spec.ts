@@ -122,6 +122,7 @@ describe('REST API v1: the happy path', () => {
         '/healthz',
       ]),
     );
-    expect(doc.body.components.schemas.ProcessCompletionNotificationDto.properties).toHaveProperty('command_id');
+    const body = doc.body.paths['/v1/sessions/{sid}/process-completions'].post.requestBody.content['application/json'].schema;
+    expect(body).toMatchObject({ additionalProperties: false, properties: { command_id: { type: 'string', format: 'uuid' } } });
   });
 });

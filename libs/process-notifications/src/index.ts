@@ -43,3 +43,5 @@ export { LoopLimitError } from './errors/loop-limit.error.js';
 export * from './vocabulary/process-vocabulary.js';
 export { isCanonicalUuid, requireCanonicalUuid } from './validation/canonical-uuid.decorator.js';
 export { validateInput, type InputSchema, type InputCheck } from './validation/validate-input.js';
+export { PROCESS_HANDLE_PATTERN } from './validation/process-handle.decorator.js';
+export { LIFECYCLE_DIAGNOSTIC_MAX_BYTES } from './validation/lifecycle-diagnostic.decorator.js';

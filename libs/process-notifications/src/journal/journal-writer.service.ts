@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Database } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { Subject } from 'rxjs';
 import { DataSource, MoreThan, type EntityManager, type QueryRunner } from 'typeorm';
@@ -48,6 +47,14 @@ export interface JournalCommit {
   readonly size: number;
   /** From BEGIN to the end of COMMIT. */
   readonly seconds: number;
+}
+
+// What the writer needs of a better-sqlite3 connection (typed here so that hosts on
+// PostgreSQL need no SQLite typings).
+interface SqliteConnection {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  exec(sql: string): unknown;
 }
 
 type BatchResult = { outcomes: Outcome<unknown>[] } | { error: unknown; retryAlone: boolean };
@@ -454,8 +461,8 @@ export class JournalWriter {
     return this.sqliteDatabase(runner)?.inTransaction === true;
   }
 
-  private sqliteDatabase(runner: QueryRunner): Database | undefined {
-    return this.isSqlite() ? ((runner.connection.driver as unknown as { databaseConnection?: Database }).databaseConnection) : undefined;
+  private sqliteDatabase(runner: QueryRunner): SqliteConnection | undefined {
+    return this.isSqlite() ? (runner.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection : undefined;
   }
 
   private isSqlite(): boolean {
