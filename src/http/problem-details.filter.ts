@@ -5,13 +5,20 @@ import {
   JournalUnavailableError,
   ProcessNotificationsError,
   ValidationError,
+  type ErrorCode,
   type StopCause,
 } from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
-import { HttpProblemError } from './http-problem.error.js';
+import { HttpProblemError, type HttpProblemCode } from './http-problem.error.js';
 
-/** Status and title of every problem `code` the API answers with (spec §8). */
-const PROBLEM_TYPES: Readonly<Record<string, { readonly status: number; readonly title: string }>> = {
+/** Every `code` a problem document can carry: the library's, the HTTP layer's, and the fallback. */
+type ProblemCode = ErrorCode | HttpProblemCode | 'internal_error';
+
+/**
+ * Status and title of every problem `code` the API answers with (spec §8). Typed by the code
+ * union, so a new error code without a status here does not compile (it cannot become a 500).
+ */
+const PROBLEM_TYPES: Readonly<Record<ProblemCode, { readonly status: number; readonly title: string }>> = {
   invalid_json: { status: 400, title: 'Body is not valid JSON' },
   invalid_field: { status: 400, title: 'Invalid field' },
   unauthorized: { status: 401, title: 'Unauthorized' },
@@ -53,8 +60,8 @@ interface Problem {
   [extension: string]: unknown;
 }
 
-function problem(code: string, detail: string): Problem {
-  const { status, title } = PROBLEM_TYPES[code] ?? PROBLEM_TYPES.internal_error!;
+function problem(code: ProblemCode, detail: string): Problem {
+  const { status, title } = PROBLEM_TYPES[code];
   return { type: `urn:process-notifications:problem:${code}`, title, status, detail, code };
 }
 
@@ -84,7 +91,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   }
 
   private toProblem(exception: unknown, headers: Record<string, string>): Problem {
-    if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
+    if (exception instanceof ProcessNotificationsError) {
       if (exception instanceof JournalUnavailableError) {
         // Logged once per outage by the journal writer, not once per request.
         headers['Retry-After'] = RETRY_AFTER_SECONDS.journal_unavailable;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { STOP_CAUSES } from 'nestjs-process-notifications';
+import { STOP_CAUSES, type Disposition, type StopCause } from 'nestjs-process-notifications';
 
 /** An RFC 9457 problem document (`application/problem+json`). */
 export class ProblemDto {
@@ -21,11 +21,11 @@ export class ProblemDto {
   @ApiPropertyOptional({ description: 'The failing field (`invalid_field`).' })
   readonly field?: string;
 
-  @ApiPropertyOptional({ enum: ['stopped', 'collision'] })
-  readonly disposition?: string;
+  @ApiPropertyOptional({ enum: ['stopped', 'collision'] satisfies Disposition[] })
+  readonly disposition?: Disposition;
 
   @ApiPropertyOptional({ enum: STOP_CAUSES, description: 'Why delivery stopped.' })
-  readonly cause?: string;
+  readonly cause?: StopCause;
 
   @ApiPropertyOptional({ description: 'Sequence of the original record (`idempotency_collision`).' })
   readonly sequence?: number;

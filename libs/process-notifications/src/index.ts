@@ -23,18 +23,18 @@ export { ProcessBackgroundedEvent } from './events/process-backgrounded.event.js
 export { ProcessCompletedEvent } from './events/process-completed.event.js';
 export { ProcessStopRequestedEvent } from './events/process-stop-requested.event.js';
 export { ProcessLostEvent } from './events/process-lost.event.js';
-export type { ProcessLifecycleEvent, ProcessLifecycleRecord } from './events/process-lifecycle.types.js';
+export type { ProcessLifecycleEvent } from './events/process-lifecycle-event.type.js';
+export type { ProcessLifecycleRecord } from './events/process-lifecycle-record.interface.js';
 export type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
-export { LOOP_ENGINES, type LoopEngine, type LoopState } from './sessions/loop.entity.js';
 
-export { ProcessNotificationsError, type Disposition } from './errors/process-notifications.error.js';
+export { ProcessNotificationsError } from './errors/process-notifications.error.js';
 export { ValidationError } from './errors/validation.error.js';
 export { OwnerMismatchError } from './errors/owner-mismatch.error.js';
 export { SessionNotFoundError } from './errors/session-not-found.error.js';
 export { LoopNotFoundError } from './errors/loop-not-found.error.js';
 export { UnsupportedEngineError } from './errors/unsupported-engine.error.js';
 export { IdempotencyCollisionError } from './errors/idempotency-collision.error.js';
-export { DeliveryStoppedError, STOP_CAUSES, type StopCause } from './errors/delivery-stopped.error.js';
+export { DeliveryStoppedError } from './errors/delivery-stopped.error.js';
 export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
 export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
 export { AlreadyExistsError } from './errors/already-exists.error.js';

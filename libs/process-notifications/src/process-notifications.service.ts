@@ -10,7 +10,7 @@ import type { LifecyclePublication } from './commands/publish-process-lifecycle/
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import type { JournalRecordEntity } from './journal/journal-record.entity.js';
 import { JournalWriter } from './journal/journal-writer.service.js';
-import type { LoopEngine } from './sessions/loop.entity.js';
+import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
 import type { ProcessLoop } from './sessions/process-loop.js';
 import { SessionRegistry } from './sessions/session-registry.service.js';

@@ -1,5 +1,4 @@
-import type { JournalKind } from './journal/journal-record.entity.js';
-import type { LoopEngine, LoopState } from './sessions/loop.entity.js';
+import type { JournalKind, LoopEngine, LoopState } from './vocabulary/process-vocabulary.js';
 
 /** A loop as embedders see it. */
 export interface LoopView {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LOOP_ENGINES, type LoopEngine, type LoopState, type LoopView } from 'nestjs-process-notifications';
+import { LOOP_ENGINES, LOOP_STATES, type LoopEngine, type LoopState, type LoopView } from 'nestjs-process-notifications';
 
 export class LoopDto {
   @ApiProperty({ format: 'uuid' })
@@ -8,7 +8,7 @@ export class LoopDto {
   @ApiProperty({ enum: LOOP_ENGINES })
   readonly engine: LoopEngine;
 
-  @ApiProperty({ enum: ['running', 'stopped'] })
+  @ApiProperty({ enum: LOOP_STATES })
   readonly state: LoopState;
 
   @ApiProperty({ description: 'Capacity of the pending set.' })

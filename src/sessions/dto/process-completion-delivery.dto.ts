@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { NotificationDelivery } from 'nestjs-process-notifications';
+import { SUCCESS_DISPOSITIONS, type NotificationDelivery, type SuccessDisposition } from 'nestjs-process-notifications';
 
 /** Answer of `POST .../process-completions`: 202 when accepted, 200 when duplicate. */
 export class ProcessCompletionDeliveryDto {
-  @ApiProperty({ enum: ['accepted', 'duplicate'] })
-  readonly disposition: 'accepted' | 'duplicate';
+  @ApiProperty({ enum: SUCCESS_DISPOSITIONS })
+  readonly disposition: SuccessDisposition;
 
   @ApiProperty({ format: 'uuid' })
   readonly command_id: string;

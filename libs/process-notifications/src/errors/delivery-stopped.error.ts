@@ -1,8 +1,5 @@
+import type { StopCause } from '../vocabulary/process-vocabulary.js';
 import { ProcessNotificationsError } from './process-notifications.error.js';
-
-/** Why a loop answered `stopped`. */
-export const STOP_CAUSES = ['loop_stopped', 'inbox_full', 'misrouted'] as const;
-export type StopCause = (typeof STOP_CAUSES)[number];
 
 /**
  * The loop answered `stopped`. The notification is journaled; retry later with the same

@@ -1,4 +1,4 @@
-import type { ProcessLifecycleRecord } from './process-lifecycle.types.js';
+import type { ProcessLifecycleRecord } from './process-lifecycle-record.interface.js';
 
 /**
  * A process reached a terminal state (a `completed` lifecycle record). Published once, after the

@@ -5,7 +5,8 @@ import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import { JournalWriter, type JournalCommit, type JournalDraft } from './journal-writer.service.js';
+import type { JournalDraft } from './journal-draft.interface.js';
+import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();

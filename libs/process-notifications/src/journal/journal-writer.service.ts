@@ -9,26 +9,12 @@ import type { ProcessNotificationsModuleOptions } from '../process-notifications
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { CONSUMED_KIND } from './consumed-record.js';
+import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from './journal-outage.js';
-import { JournalRecordEntity, type JournalKind } from './journal-record.entity.js';
+import type { JournalKind } from '../vocabulary/process-vocabulary.js';
+import { JournalRecordEntity } from './journal-record.entity.js';
 import { isStoreFailure } from './store-failure.js';
-
-/** A record to append. `payload` must already be in its canonical key order. */
-export interface JournalDraft {
-  readonly sessionId: string;
-  readonly loopId: string | null;
-  readonly kind: JournalKind;
-  readonly idempotencyId: string;
-  readonly payload: Readonly<Record<string, unknown>>;
-  readonly causeCommandId?: string | null;
-}
-
-export interface JournalAppend {
-  /** The record now in the journal: the new one, or the original on an identical retry. */
-  readonly record: JournalRecordEntity;
-  /** True when this call wrote the record. */
-  readonly appended: boolean;
-}
 
 type Outcome<T> = { value: T; written: JournalRecordEntity[] };
 
@@ -201,7 +187,7 @@ export class JournalWriter {
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
     return this.read((manager) =>
-      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: 'process_notification_consumed' }),
+      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }),
     );
   }
 

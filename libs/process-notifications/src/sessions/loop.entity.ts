@@ -1,9 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-/** Engines a loop can run. Only `native` loops take process notifications. */
-export const LOOP_ENGINES = ['native', 'foreign'] as const;
-export type LoopEngine = (typeof LOOP_ENGINES)[number];
-export type LoopState = 'running' | 'stopped';
+import type { LoopEngine, LoopState } from '../vocabulary/process-vocabulary.js';
 
 /** A persisted loop, so a restarted process knows which loops run and which are stopped. */
 @Entity({ name: 'pn_loops' })

@@ -1,10 +1,9 @@
-import type { StopCause } from '../errors/delivery-stopped.error.js';
-import type { LoopEngine, LoopState } from './loop.entity.js';
+import type { LoopEngine, LoopState, StopCause, SuccessDisposition } from '../vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './pending-process-notification.interface.js';
 
 /** What a loop answers when a notification is offered to it. */
 export type LoopAnswer =
-  | { readonly disposition: 'accepted' | 'duplicate' }
+  | { readonly disposition: SuccessDisposition }
   | { readonly disposition: 'stopped'; readonly cause: StopCause };
 
 /**

@@ -8,10 +8,12 @@ import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { CONSUMED_KIND } from '../journal/consumed-record.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { LOOP_ENGINES, LoopEntity, type LoopEngine } from './loop.entity.js';
+import { LoopEntity } from './loop.entity.js';
+import { LOOP_ENGINES, type LoopEngine } from '../vocabulary/process-vocabulary.js';
 import { pendingFromPayload } from './pending-from-payload.js';
 import { ProcessLoop } from './process-loop.js';
 import { SessionEntity } from './session.entity.js';
@@ -31,7 +33,7 @@ const PENDING_NOTIFICATIONS = `
   SELECT j.sequence, j.session_id, j.loop_id, j.payload FROM pn_journal j
   WHERE j.kind = 'process_notification' AND NOT EXISTS (
     SELECT 1 FROM pn_journal c
-    WHERE c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = 'process_notification_consumed'
+    WHERE c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'
   )
   ORDER BY j.sequence`;
 

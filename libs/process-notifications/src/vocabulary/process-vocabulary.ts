@@ -1,6 +1,8 @@
 /*
- * The closed vocabulary of process states, terminal reasons and lifecycle kinds.
- * This file is the only copy: validation, the journal and the docs all read from here.
+ * Every closed set of the library: process states, terminal reasons and their pairs, lifecycle
+ * kinds, journal kinds, dispositions, stop causes, loop engines and states, error codes.
+ * This file is the only copy: validation, the journal, the errors, the HTTP layer and the docs
+ * all read from here.
  */
 
 /** Every process state, in the order the contract lists them. */
@@ -47,6 +49,46 @@ export type TerminalState = keyof typeof TERMINAL_PAIRS;
 /** The five kinds of process lifecycle record. */
 export const LIFECYCLE_KINDS = ['started', 'backgrounded', 'completed', 'stop_requested', 'lost'] as const;
 export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
+
+/** Kinds of journal record: notifications, their consumption, loop stops, lifecycle records. */
+export const JOURNAL_KINDS = ['process_notification', 'process_notification_consumed', 'loop_stopped', ...LIFECYCLE_KINDS] as const;
+export type JournalKind = (typeof JOURNAL_KINDS)[number];
+
+/** What the owning loop (or the pipeline in front of it) answered for a notification. */
+export const DISPOSITIONS = ['accepted', 'duplicate', 'stopped', 'collision'] as const;
+export type Disposition = (typeof DISPOSITIONS)[number];
+
+/** The dispositions of a successful delivery. */
+export const SUCCESS_DISPOSITIONS = ['accepted', 'duplicate'] as const satisfies readonly Disposition[];
+export type SuccessDisposition = (typeof SUCCESS_DISPOSITIONS)[number];
+
+/** Why a loop answered `stopped`. */
+export const STOP_CAUSES = ['loop_stopped', 'inbox_full', 'misrouted'] as const;
+export type StopCause = (typeof STOP_CAUSES)[number];
+
+/** Engines a loop can run. Only `native` loops take process notifications. */
+export const LOOP_ENGINES = ['native', 'foreign'] as const;
+export type LoopEngine = (typeof LOOP_ENGINES)[number];
+
+/** States of a loop. */
+export const LOOP_STATES = ['running', 'stopped'] as const;
+export type LoopState = (typeof LOOP_STATES)[number];
+
+/** The stable `code` of every error the library throws (each `ProcessNotificationsError`). */
+export const ERROR_CODES = [
+  'invalid_field',
+  'owner_mismatch',
+  'session_not_found',
+  'loop_not_found',
+  'not_found',
+  'unsupported_engine',
+  'already_exists',
+  'loop_limit_reached',
+  'idempotency_collision',
+  'delivery_stopped',
+  'journal_unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Reasons a stop may be requested with. */
 export const STOP_REASONS: readonly TerminalReason[] = ['interrupted', 'terminated', 'killed'];

@@ -1,6 +1,7 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { NotificationNotFoundError } from '../../errors/notification-not-found.error.js';
 import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
+import { consumedRecord } from '../../journal/consumed-record.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
 import { SessionRegistry } from '../../sessions/session-registry.service.js';
 import { requireCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
@@ -20,14 +21,7 @@ export class ConsumeProcessNotificationHandler implements ICommandHandler<Consum
     const loop = this.registry.requireLoop(command.sessionId, command.loopId);
 
     if (loop.has(commandId)) {
-      const { record, appended } = await this.journal.append({
-        sessionId: loop.sessionId,
-        loopId: loop.loopId,
-        kind: 'process_notification_consumed',
-        idempotencyId: `consumed:${commandId}`,
-        payload: { command_id: commandId, loop_id: loop.loopId },
-        causeCommandId: commandId,
-      });
+      const { record, appended } = await this.journal.append(consumedRecord(loop.sessionId, loop.loopId, commandId));
       // Removed only after the consumed record committed, so a crash before it leaves it pending.
       loop.remove(commandId);
       if (appended) {

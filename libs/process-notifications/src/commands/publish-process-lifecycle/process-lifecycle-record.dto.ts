@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, ValidateIf } from 'class-validator';
+import type { ProcessLifecycleRecord } from '../../events/process-lifecycle-record.interface.js';
 import { CanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { LifecycleDiagnostic } from '../../validation/lifecycle-diagnostic.decorator.js';
 import { LifecycleExitCode } from '../../validation/lifecycle-exit-code.decorator.js';
@@ -60,7 +61,7 @@ function hasLifecycleShape(record: ProcessLifecycleRecordDto): boolean {
  * A process lifecycle record as the supervisor publishes it (snake_case, metadata only, closed
  * schema). UUIDs are lower-cased on the way in; timestamps are kept exactly as sent.
  */
-export class ProcessLifecycleRecordDto {
+export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
   /** The supervisor's idempotency key for this record. */
   @CanonicalUuid()
   readonly event_id: string;

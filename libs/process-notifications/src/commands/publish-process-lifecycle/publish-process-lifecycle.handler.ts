@@ -2,7 +2,7 @@ import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { ProcessBackgroundedEvent } from '../../events/process-backgrounded.event.js';
 import { ProcessCompletedEvent } from '../../events/process-completed.event.js';
-import type { ProcessLifecycleRecord } from '../../events/process-lifecycle.types.js';
+import type { ProcessLifecycleRecord } from '../../events/process-lifecycle-record.interface.js';
 import { ProcessLostEvent } from '../../events/process-lost.event.js';
 import { ProcessStartedEvent } from '../../events/process-started.event.js';
 import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.event.js';

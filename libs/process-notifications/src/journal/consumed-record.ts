@@ -1,0 +1,20 @@
+import type { JournalKind } from '../vocabulary/process-vocabulary.js';
+import type { JournalDraft } from './journal-draft.interface.js';
+
+/** Kind of the record that marks a notification consumed. */
+export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKind;
+
+/**
+ * The record that marks a notification consumed: its cause is the notification's command id, and
+ * its idempotency id derives from it, so one notification is consumed at most once per session.
+ */
+export function consumedRecord(sessionId: string, loopId: string, commandId: string): JournalDraft {
+  return {
+    sessionId,
+    loopId,
+    kind: CONSUMED_KIND,
+    idempotencyId: `consumed:${commandId}`,
+    payload: { command_id: commandId, loop_id: loopId },
+    causeCommandId: commandId,
+  };
+}
