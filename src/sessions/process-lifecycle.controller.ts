@@ -1,8 +1,9 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
 import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessLifecycleRecordDto, ProcessNotificationsService } from '#process-notifications';
+import { ProcessLifecycleRecordDto, ProcessNotificationsService, type LifecycleKind } from '#process-notifications';
 import type { ServerResponse } from 'node:http';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
@@ -12,7 +13,10 @@ import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
 @ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
 @Controller('v1/sessions/:sid/process-lifecycle')
 export class ProcessLifecycleController {
-  constructor(private readonly service: ProcessNotificationsService) {}
+  constructor(
+    private readonly service: ProcessNotificationsService,
+    private readonly metrics: MetricsService,
+  ) {}
 
   @Post()
   @ApiBody({ type: ProcessLifecycleRecordDto })
@@ -24,7 +28,10 @@ export class ProcessLifecycleController {
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<LifecyclePublicationDto> {
     const publication = await this.service.publishProcessLifecycle(record, sessionId);
-    if (!publication.appended) {
+    // Published, so the library validated the record: its kind is one of the five.
+    if (publication.appended) {
+      this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);
+    } else {
       response.statusCode = 200;
       response.setHeader('Idempotent-Replayed', 'true');
     }

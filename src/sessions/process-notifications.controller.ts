@@ -4,6 +4,7 @@ import { ProcessCompletionNotificationDto, ProcessNotificationsService } from '#
 import type { ServerResponse } from 'node:http';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { ConsumptionDto } from './dto/consumption.dto.js';
@@ -17,7 +18,10 @@ import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.
 @ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
 @Controller('v1/sessions/:sid')
 export class ProcessNotificationsController {
-  constructor(private readonly service: ProcessNotificationsService) {}
+  constructor(
+    private readonly service: ProcessNotificationsService,
+    private readonly metrics: MetricsService,
+  ) {}
 
   @Post('process-completions')
   @ApiBody({ type: ProcessCompletionNotificationDto })
@@ -28,7 +32,11 @@ export class ProcessNotificationsController {
     @JsonBody() notification: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<ProcessCompletionDeliveryDto> {
-    const delivery = await this.service.deliverProcessCompletion(notification, sessionId);
+    const delivery = await this.service.deliverProcessCompletion(notification, sessionId).catch((error: unknown) => {
+      this.metrics.countRefusedDelivery(error);
+      throw error;
+    });
+    this.metrics.countDelivery(delivery.disposition);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
     if (!delivery.appended) response.setHeader('Idempotent-Replayed', 'true');
     return ProcessCompletionDeliveryDto.from(delivery);
