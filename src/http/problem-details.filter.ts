@@ -7,7 +7,8 @@ import {
   ValidationError,
   type StopCause,
 } from '#process-notifications';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { allowedMethods } from './allowed-methods.js';
 import { HttpProblemError } from './http-problem.error.js';
 
 /** Status and title of every problem `code` the API answers with (spec §8). */
@@ -20,6 +21,7 @@ const PROBLEM_TYPES: Readonly<Record<string, { readonly status: number; readonly
   session_not_found: { status: 404, title: 'Session not found' },
   loop_not_found: { status: 404, title: 'Loop not found' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   unsupported_engine: { status: 409, title: 'Unsupported engine' },
   already_exists: { status: 409, title: 'Already exists' },
   loop_limit_reached: { status: 409, title: 'Loop limit reached' },
@@ -71,7 +73,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<ServerResponse>();
     const headers: Record<string, string> = {};
-    const body = this.toProblem(exception, headers);
+    const body = this.toProblem(exception, headers, host.switchToHttp().getRequest<IncomingMessage>());
     if (response.headersSent) {
       // A stream already started (SSE): nothing can be answered any more.
       response.end();
@@ -83,7 +85,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     response.end(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown, headers: Record<string, string>): Problem {
+  private toProblem(exception: unknown, headers: Record<string, string>, request: IncomingMessage): Problem {
     if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
       if (exception instanceof JournalUnavailableError) {
         // Logged once per outage by the journal writer, not once per request.
@@ -111,9 +113,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpException && exception.getStatus() === 400 && exception.message.startsWith('Failed to decode param')) {
       return { ...problem('invalid_field', 'A path parameter is not valid percent-encoding.'), field: 'path' };
     }
-    // Nest's own answer for a request no route matches.
+    // Nest's own answer for a request no route matches: a wrong method, or no such path.
     if (exception instanceof HttpException && exception.getStatus() === 404) {
-      return problem('not_found', 'No such route.');
+      const allowed = allowedMethods(request);
+      if (allowed.length === 0) return problem('not_found', 'No such route.');
+      headers.Allow = allowed.join(', ');
+      return problem('method_not_allowed', `${request.method ?? 'This method'} is not allowed here; use ${allowed.join(', ')}.`);
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return problem('internal_error', 'An unexpected error occurred.');
