@@ -1,13 +1,15 @@
-import { Controller, Get, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
 import { ApiDefaultResponse, ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ProcessNotificationsService } from '#process-notifications';
 import { map, type Observable } from 'rxjs';
+import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { IntegerPipe } from '../http/integer.pipe.js';
 import { RequestHeader } from '../http/request-header.decorator.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { JournalPageDto } from './dto/journal-page.dto.js';
 import { JournalRecordDto } from './dto/journal-record.dto.js';
+import { withKeepAlive } from './keep-alive.js';
 import { SessionEventStream } from './session-event-stream.service.js';
 
 /** Most records one journal page may return. */
@@ -22,6 +24,7 @@ export class JournalController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly stream: SessionEventStream,
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
   ) {}
 
   @Get('journal')
@@ -47,8 +50,9 @@ export class JournalController {
   ): Observable<MessageEvent> {
     // Throws session_not_found while a problem document can still be sent.
     this.service.getSession(sessionId);
-    return this.stream
+    const records = this.stream
       .recordsAfter(sessionId, after)
-      .pipe(map((record) => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
+      .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
+    return withKeepAlive(records, this.config.sseKeepAliveMs);
   }
 }
