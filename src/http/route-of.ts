@@ -9,5 +9,6 @@ export const UNMATCHED_ROUTE = 'unmatched';
  */
 export function routeOf(request: IncomingMessage): string {
   const route = (request as IncomingMessage & { route?: { path?: unknown } }).route;
-  return typeof route?.path === 'string' ? route.path : UNMATCHED_ROUTE;
+  // A wildcard is the catch-all that middleware is mounted on (`{/*splat}`), never an API route.
+  return typeof route?.path === 'string' && !route.path.includes('*') ? route.path : UNMATCHED_ROUTE;
 }
