@@ -13,7 +13,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const HARD_EXIT_MS = SHUTDOWN_GRACE_MS + 5_000;
 
 // Lines the operator must see whatever PN_LOG_LEVEL says (why the server did not start, the
-// generated admin token), in the same JSON-lines format as every other log line.
+// generated admin token, the port it listens on), in the same JSON-lines format as the rest.
 const operatorLog = createRootLogger('info');
 
 /**
@@ -51,7 +51,8 @@ async function bootstrap(): Promise<void> {
     operatorLog.warn(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}`);
   }
   const { port } = app.getHttpServer().address() as AddressInfo;
-  new Logger('Server').log(`Listening on port ${port} (database ${redactDatabaseUrl(config.databaseUrl)})`);
+  // Whatever the level: operators and scripts wait for this line.
+  operatorLog.info({ context: 'Server' }, `Listening on port ${port} (database ${redactDatabaseUrl(config.databaseUrl)})`);
 }
 
 bootstrap().catch((error: unknown) => {
