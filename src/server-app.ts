@@ -28,7 +28,12 @@ export async function createServerApp(
     .setTitle('Process notifications')
     .setDescription('Durable, journal-first delivery of process completion notifications to agent loops. Errors are RFC 9457 problem documents.')
     .setVersion('1')
-    .addBearerAuth()
+    // Opaque random tokens, not JWTs.
+    .addSecurity('bearer', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The admin token (PN_ADMIN_TOKEN) or a session token returned once by POST /v1/sessions.',
+    })
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, document));
   return app;

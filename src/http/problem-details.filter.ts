@@ -10,29 +10,7 @@ import {
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { allowedMethods } from './allowed-methods.js';
 import { HttpProblemError } from './http-problem.error.js';
-
-/** Status and title of every problem `code` the API answers with (spec §8). */
-const PROBLEM_TYPES: Readonly<Record<string, { readonly status: number; readonly title: string }>> = {
-  invalid_json: { status: 400, title: 'Body is not valid JSON' },
-  invalid_field: { status: 400, title: 'Invalid field' },
-  unauthorized: { status: 401, title: 'Unauthorized' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  owner_mismatch: { status: 403, title: 'Owner mismatch' },
-  session_not_found: { status: 404, title: 'Session not found' },
-  loop_not_found: { status: 404, title: 'Loop not found' },
-  not_found: { status: 404, title: 'Not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  unsupported_engine: { status: 409, title: 'Unsupported engine' },
-  already_exists: { status: 409, title: 'Already exists' },
-  loop_limit_reached: { status: 409, title: 'Loop limit reached' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  idempotency_collision: { status: 422, title: 'Idempotency collision' },
-  stream_limit_reached: { status: 429, title: 'Too many event streams' },
-  internal_error: { status: 500, title: 'Internal server error' },
-  delivery_stopped: { status: 503, title: 'Delivery stopped' },
-  journal_unavailable: { status: 503, title: 'Journal unavailable' },
-};
+import { PROBLEM_TYPES, problem, type Problem } from './problem-types.js';
 
 /**
  * Seconds a client should wait before retrying, by what it waits for: a full pending set frees
@@ -45,20 +23,6 @@ const RETRY_AFTER_SECONDS: Readonly<Record<StopCause | 'journal_unavailable', st
   loop_stopped: '60',
   journal_unavailable: '1',
 };
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  [extension: string]: unknown;
-}
-
-function problem(code: string, detail: string): Problem {
-  const { status, title } = PROBLEM_TYPES[code] ?? PROBLEM_TYPES.internal_error!;
-  return { type: `urn:process-notifications:problem:${code}`, title, status, detail, code };
-}
 
 /**
  * The one place where errors become HTTP answers: every library error (by its stable `code`),
