@@ -1,7 +1,9 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ProcessNotificationsError, ProcessNotificationsService, type Disposition, type LifecycleKind } from '#process-notifications';
+import { LIFECYCLE_KINDS, ProcessNotificationsError, ProcessNotificationsService, type Disposition, type LifecycleKind } from '#process-notifications';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
+
+const DISPOSITIONS: readonly Disposition[] = ['accepted', 'duplicate', 'stopped', 'collision'];
 
 /**
  * The server's Prometheus metrics (spec section 11), in a registry of its own so that several
@@ -58,6 +60,9 @@ export class MetricsService implements OnModuleDestroy {
         this.set(service.pendingCount);
       },
     });
+    // Every known label value from the start, at 0, so that rates work before the first event.
+    for (const disposition of DISPOSITIONS) this.notifications.inc({ disposition }, 0);
+    for (const kind of LIFECYCLE_KINDS) this.lifecycleRecords.inc({ kind }, 0);
     collectDefaultMetrics({ register: this.registry });
     this.commits = service.journalCommits$.subscribe(({ size, seconds }) => {
       this.commitSeconds.observe(seconds);

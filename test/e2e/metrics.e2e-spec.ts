@@ -45,6 +45,9 @@ describe('GET /metrics (spec section 11)', () => {
       expect(samples.map((sample) => sample.name)).toContain(name);
     }
     expect(valueOf(samples, 'pn_pending_notifications')).toBe(0);
+    // Every disposition and kind is there from the start, at 0.
+    for (const disposition of ['accepted', 'duplicate', 'stopped', 'collision']) expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
+    for (const kind of ['started', 'backgrounded', 'completed', 'stop_requested', 'lost']) expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
   });
 
   it('counts every answer of the notify route by disposition, lifecycle records by kind, and the pending set', async () => {
