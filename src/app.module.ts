@@ -1,10 +1,16 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ProcessNotificationsModule } from 'nestjs-process-notifications';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
 import { HealthController } from './health/health.controller.js';
 import { BearerAuthGuard } from './http/bearer-auth.guard.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
+import { requestLoggingOptions } from './logging/request-logging.js';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
+import { MetricsController } from './metrics/metrics.controller.js';
+import { MetricsService } from './metrics/metrics.service.js';
 import { JournalController } from './sessions/journal.controller.js';
 import { LoopsController } from './sessions/loops.controller.js';
 import { ProcessLifecycleController } from './sessions/process-lifecycle.controller.js';
@@ -12,14 +18,18 @@ import { ProcessNotificationsController } from './sessions/process-notifications
 import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 
-/** The server: REST API v1 over the process-notifications module. */
+/** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
 @Module({})
-export class AppModule {
-  /** @param config see `serverConfigFromEnv()`; tests pass their own (e.g. `sqlite::memory:`) */
-  static forRoot(config: ServerConfig): DynamicModule {
+export class AppModule implements NestModule {
+  /**
+   * @param config see `serverConfigFromEnv()`; tests pass their own (e.g. `sqlite::memory:`)
+   * @param logger the root logger: request lines and the application's logs go through it
+   */
+  static forRoot(config: ServerConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [
+        LoggerModule.forRoot({ pinoHttp: requestLoggingOptions(logger) }),
         ProcessNotificationsModule.forRoot({
           databaseUrl: config.databaseUrl,
           loopCapacity: config.loopCapacity,
@@ -34,13 +44,19 @@ export class AppModule {
         ProcessLifecycleController,
         JournalController,
         HealthController,
+        MetricsController,
       ],
       providers: [
         { provide: SERVER_CONFIG, useValue: config },
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         SessionEventStream,
+        MetricsService,
       ],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(HttpMetricsMiddleware).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }

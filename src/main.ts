@@ -1,16 +1,35 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
-import { serverConfigFromEnv } from './config/server-config.js';
+import { redactDatabaseUrl } from './config/database-url.js';
+import { serverConfigFromEnv, type ServerConfig } from './config/server-config.js';
+import { createRootLogger } from './logging/root-logger.js';
 import { createServerApp } from './server-app.js';
 import { GracefulShutdown, SHUTDOWN_SIGNALS } from './shutdown/graceful-shutdown.js';
+import { checkDatabaseIsUsable, checkPortIsFree } from './startup/startup-checks.js';
 
 // In-flight requests get this long to finish; a hard exit follows a little later in any case.
 const SHUTDOWN_GRACE_MS = 10_000;
 const HARD_EXIT_MS = SHUTDOWN_GRACE_MS + 5_000;
 
-async function bootstrap(): Promise<void> {
+// Lines the operator must see whatever PN_LOG_LEVEL says (why the server did not start, the
+// generated admin token, the port it listens on), in the same JSON-lines format as the rest.
+const operatorLog = createRootLogger('info');
+
+/**
+ * Everything a bad setting can break is tried before Nest starts, in this order: the settings
+ * themselves, the port, the database. So a server that cannot run ends at once with one line
+ * naming the setting, and no migration has touched the database.
+ */
+async function checkedConfig(): Promise<ServerConfig> {
   const config = serverConfigFromEnv();
+  await checkPortIsFree(config.port);
+  await checkDatabaseIsUsable(config.databaseUrl);
+  return config;
+}
+
+async function bootstrap(): Promise<void> {
+  const config = await checkedConfig();
   const app = await createServerApp(config);
   const shutdown = new GracefulShutdown(app, SHUTDOWN_GRACE_MS, new Logger('Shutdown'));
   for (const signal of SHUTDOWN_SIGNALS) {
@@ -28,15 +47,16 @@ async function bootstrap(): Promise<void> {
   }
   await app.listen(config.port);
   if (config.adminTokenGenerated) {
-    // Printed once, on stdout, so that the operator can create the first session.
-    process.stdout.write(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}\n`);
+    // Shown once, so that the operator can create the first session.
+    operatorLog.warn(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}`);
   }
-  // Never log database credentials.
   const { port } = app.getHttpServer().address() as AddressInfo;
-  new Logger('Server').log(`Listening on port ${port} (database ${config.databaseUrl.replace(/\/\/[^/@]*@/, '//***@')})`);
+  // Whatever the level: operators and scripts wait for this line.
+  operatorLog.info({ context: 'Server' }, `Listening on port ${port} (database ${redactDatabaseUrl(config.databaseUrl)})`);
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('Server').error(error instanceof Error ? error.message : String(error));
-  process.exitCode = 1;
+  // One line, no stack: the message names the setting and the reason.
+  operatorLog.fatal((error instanceof Error ? error.message : String(error)).split('\n')[0]!);
+  process.exit(1);
 });

@@ -8,7 +8,7 @@ import type { ServerConfig } from '../../src/config/server-config.js';
 // its own and the load generator in the main thread does not slow it down. It answers the
 // port once listening on 127.0.0.1, and closes the app when told to.
 const config = workerData as ServerConfig;
-const app = await createServerApp(config, { logger: ['error', 'warn'] });
+const app = await createServerApp(config);
 await app.listen(config.port, '127.0.0.1');
 parentPort!.on('message', (message: unknown) => {
   if (message !== 'close') return;

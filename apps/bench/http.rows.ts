@@ -116,6 +116,8 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
         adminTokenGenerated: false,
         // Every accepted notification stays pending for the whole run.
         loopCapacity: 1_000_000,
+        // One JSON line per request would flood the bench's output.
+        logLevel: 'warn',
       };
       const server = await startServerWorker(new URL('./http-server.worker.js', import.meta.url), config);
       try {

@@ -12,6 +12,8 @@ describe('serverConfigFromEnv', () => {
       maxLoopsPerSession: 1000,
       maxStreamsPerSession: 16,
       journalTimeoutMs: 5000,
+      logLevel: 'info',
+      sseKeepAliveMs: 15000,
     });
     expect(serverConfigFromEnv({}).adminToken).not.toBe(config.adminToken);
   });
@@ -27,6 +29,7 @@ describe('serverConfigFromEnv', () => {
         PN_MAX_LOOPS_PER_SESSION: '7',
         PN_MAX_STREAMS_PER_SESSION: '2',
         PN_JOURNAL_TIMEOUT_MS: '1500',
+        PN_LOG_LEVEL: 'debug',
       }),
     ).toEqual({
       port: 8080,
@@ -37,6 +40,8 @@ describe('serverConfigFromEnv', () => {
       maxLoopsPerSession: 7,
       maxStreamsPerSession: 2,
       journalTimeoutMs: 1500,
+      logLevel: 'debug',
+      sseKeepAliveMs: 15000,
     });
     expect(serverConfigFromEnv({ PORT: '', PN_DATABASE_URL: '', PN_ADMIN_TOKEN: '', PN_LOOP_CAPACITY: '' })).toMatchObject({
       port: 3000,
@@ -59,7 +64,17 @@ describe('serverConfigFromEnv', () => {
     ['PN_ADMIN_TOKEN', 'short-secret'],
     ['PN_ADMIN_TOKEN', `${'a'.repeat(32)} b`],
     ['PN_ADMIN_TOKEN', ` ${'a'.repeat(40)}`],
+    ['PN_LOG_LEVEL', 'verbose'],
+    ['PN_LOG_LEVEL', 'INFO'],
+    ['PN_DATABASE_URL', 'mysql://x'],
+    ['PN_DATABASE_URL', 'sqlite:'],
+    ['PN_DATABASE_URL', './journal.db'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => serverConfigFromEnv({ [name]: value })).toThrow(name);
+  });
+
+  it('never shows a database password in its refusal', () => {
+    expect(() => serverConfigFromEnv({ PN_DATABASE_URL: 'mysql://admin:s3cret@db/x' })).toThrow('PN_DATABASE_URL must be');
+    expect(() => serverConfigFromEnv({ PN_DATABASE_URL: 'mysql://admin:s3cret@db/x' })).not.toThrow(/s3cret/);
   });
 });

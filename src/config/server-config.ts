@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION } from 'nestjs-process-notifications';
 import { randomBytes } from 'node:crypto';
+import { requireSupportedDatabaseUrl } from './database-url.js';
 
 /** Injection token of the {@link ServerConfig}. */
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
@@ -22,7 +23,18 @@ export interface ServerConfig {
   readonly maxStreamsPerSession: number;
   /** Deadline of one journal call; a database that does not answer in time answers 503. @default 5000 */
   readonly journalTimeoutMs: number;
+  /** Lowest level logged (pino's levels; `silent` logs nothing). @default 'info' */
+  readonly logLevel: LogLevelName;
+  /** An idle event stream sends a `: keep-alive` comment this often, so proxies keep it open. @default 15000 */
+  readonly sseKeepAliveMs: number;
 }
+
+/** pino's levels, lowest priority last, and `silent`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/** Event streams send a keep-alive comment at least this often (spec: at least every 15 s). */
+export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 
 /** Open event streams one session may have at once, unless PN_MAX_STREAMS_PER_SESSION says otherwise. */
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 16;
@@ -50,21 +62,32 @@ function adminTokenOf(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
+  const raw = env.PN_LOG_LEVEL?.trim();
+  if (!raw) return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new Error(`PN_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  }
+  return raw as LogLevelName;
+}
+
 /**
  * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN, PN_LOOP_CAPACITY, PN_MAX_LOOPS_PER_SESSION,
- * PN_MAX_STREAMS_PER_SESSION and PN_JOURNAL_TIMEOUT_MS; empty means unset. Throws, with one
+ * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS and PN_LOG_LEVEL; empty means unset. Throws, with one
  * line naming the setting, on a value that is not usable, so a misconfigured server never starts.
  */
 export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const adminToken = adminTokenOf(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
-    databaseUrl: env.PN_DATABASE_URL?.trim() || DEFAULT_DATABASE_URL,
+    databaseUrl: requireSupportedDatabaseUrl(env.PN_DATABASE_URL?.trim() || DEFAULT_DATABASE_URL),
     adminToken: adminToken ?? randomBytes(32).toString('base64url'),
     adminTokenGenerated: !adminToken,
     loopCapacity: integer(env, 'PN_LOOP_CAPACITY', DEFAULT_LOOP_CAPACITY, 1, 1_000_000),
     maxLoopsPerSession: integer(env, 'PN_MAX_LOOPS_PER_SESSION', DEFAULT_MAX_LOOPS_PER_SESSION, 1, 1_000_000),
     maxStreamsPerSession: integer(env, 'PN_MAX_STREAMS_PER_SESSION', DEFAULT_MAX_STREAMS_PER_SESSION, 1, 10_000),
     journalTimeoutMs: integer(env, 'PN_JOURNAL_TIMEOUT_MS', DEFAULT_JOURNAL_TIMEOUT_MS, 100, 600_000),
+    logLevel: logLevelOf(env),
+    sseKeepAliveMs: DEFAULT_SSE_KEEP_ALIVE_MS,
   };
 }

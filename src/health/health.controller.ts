@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { JournalUnavailableError, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { Public } from '../http/public.decorator.js';
-import { ProblemDto } from '../http/problem.dto.js';
+import { ApiProblems } from '../http/api-problems.decorator.js';
 
 @ApiTags('health')
 @Public()
@@ -12,7 +12,7 @@ export class HealthController {
 
   @Get()
   @ApiOkResponse({ description: 'The database answers.', schema: { example: { status: 'ok' } } })
-  @ApiServiceUnavailableResponse({ type: ProblemDto, description: 'The database does not answer.' })
+  @ApiProblems('journal_unavailable')
   async check(): Promise<{ status: 'ok' }> {
     if (!(await this.service.isHealthy())) throw new JournalUnavailableError('the database does not answer');
     return { status: 'ok' };

@@ -8,36 +8,10 @@ import {
   type ErrorCode,
   type StopCause,
 } from 'nestjs-process-notifications';
-import type { ServerResponse } from 'node:http';
-import { HttpProblemError, type HttpProblemCode } from './http-problem.error.js';
-
-/** Every `code` a problem document can carry: the library's, the HTTP layer's, and the fallback. */
-type ProblemCode = ErrorCode | HttpProblemCode | 'internal_error';
-
-/**
- * Status and title of every problem `code` the API answers with (spec §8). Typed by the code
- * union, so a new error code without a status here does not compile (it cannot become a 500).
- */
-const PROBLEM_TYPES: Readonly<Record<ProblemCode, { readonly status: number; readonly title: string }>> = {
-  invalid_json: { status: 400, title: 'Body is not valid JSON' },
-  invalid_field: { status: 400, title: 'Invalid field' },
-  unauthorized: { status: 401, title: 'Unauthorized' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  owner_mismatch: { status: 403, title: 'Owner mismatch' },
-  session_not_found: { status: 404, title: 'Session not found' },
-  loop_not_found: { status: 404, title: 'Loop not found' },
-  not_found: { status: 404, title: 'Not found' },
-  unsupported_engine: { status: 409, title: 'Unsupported engine' },
-  already_exists: { status: 409, title: 'Already exists' },
-  loop_limit_reached: { status: 409, title: 'Loop limit reached' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  idempotency_collision: { status: 422, title: 'Idempotency collision' },
-  stream_limit_reached: { status: 429, title: 'Too many event streams' },
-  internal_error: { status: 500, title: 'Internal server error' },
-  delivery_stopped: { status: 503, title: 'Delivery stopped' },
-  journal_unavailable: { status: 503, title: 'Journal unavailable' },
-};
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { allowedMethods } from './allowed-methods.js';
+import { HttpProblemError } from './http-problem.error.js';
+import { PROBLEM_TYPES, problem, type Problem } from './problem-types.js';
 
 /**
  * Seconds a client should wait before retrying, by what it waits for: a full pending set frees
@@ -50,20 +24,6 @@ const RETRY_AFTER_SECONDS: Readonly<Record<StopCause | 'journal_unavailable', st
   loop_stopped: '60',
   journal_unavailable: '1',
 };
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  [extension: string]: unknown;
-}
-
-function problem(code: ProblemCode, detail: string): Problem {
-  const { status, title } = PROBLEM_TYPES[code];
-  return { type: `urn:process-notifications:problem:${code}`, title, status, detail, code };
-}
 
 /**
  * The one place where errors become HTTP answers: every library error (by its stable `code`),
@@ -78,7 +38,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<ServerResponse>();
     const headers: Record<string, string> = {};
-    const body = this.toProblem(exception, headers);
+    const body = this.toProblem(exception, headers, host.switchToHttp().getRequest<IncomingMessage>());
     if (response.headersSent) {
       // A stream already started (SSE): nothing can be answered any more.
       response.end();
@@ -90,8 +50,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     response.end(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown, headers: Record<string, string>): Problem {
-    if (exception instanceof ProcessNotificationsError) {
+  private toProblem(exception: unknown, headers: Record<string, string>, request: IncomingMessage): Problem {
+    if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
       if (exception instanceof JournalUnavailableError) {
         // Logged once per outage by the journal writer, not once per request.
         headers['Retry-After'] = RETRY_AFTER_SECONDS.journal_unavailable;
@@ -118,9 +78,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpException && exception.getStatus() === 400 && exception.message.startsWith('Failed to decode param')) {
       return { ...problem('invalid_field', 'A path parameter is not valid percent-encoding.'), field: 'path' };
     }
-    // Nest's own answer for a request no route matches.
+    // Nest's own answer for a request no route matches: a wrong method, or no such path.
     if (exception instanceof HttpException && exception.getStatus() === 404) {
-      return problem('not_found', 'No such route.');
+      const allowed = allowedMethods(request);
+      if (allowed.length === 0) return problem('not_found', 'No such route.');
+      headers.Allow = allowed.join(', ');
+      return problem('method_not_allowed', `${request.method ?? 'This method'} is not allowed here; use ${allowed.join(', ')}.`);
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return problem('internal_error', 'An unexpected error occurred.');

@@ -4,11 +4,11 @@ export const MAX_JSON_DEPTH = 32;
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * Parses RFC 8259 JSON more strictly than `JSON.parse`: duplicate keys (at any depth), nesting
- * deeper than {@link MAX_JSON_DEPTH} and strings that are not well-formed Unicode are errors.
+ * Parses RFC 8259 JSON more strictly than `JSON.parse`: duplicate keys (at any depth) and nesting
+ * deeper than {@link MAX_JSON_DEPTH} are errors. A `\uD800`-style escape of a lone surrogate is
+ * JSON syntax (spec section 8): it parses, and the string then fails validation on its own field.
  * Throws a `SyntaxError` whose message is safe to show to the client.
  * Objects have a null prototype and every key, `__proto__` included, becomes a plain own
  * property, so a closed schema sees (and rejects) it like any other unknown key.
@@ -57,7 +57,6 @@ export function parseStrictJson(text: string): unknown {
         fail('bad escape');
       }
     }
-    if (LONE_SURROGATE.test(out)) fail('string is not well-formed Unicode');
     return out;
   };
 

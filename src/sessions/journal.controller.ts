@@ -1,13 +1,15 @@
-import { Controller, Get, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
-import { ApiDefaultResponse, ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { map, type Observable } from 'rxjs';
+import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
+import { ApiProblems } from '../http/api-problems.decorator.js';
 import { IntegerPipe } from '../http/integer.pipe.js';
 import { RequestHeader } from '../http/request-header.decorator.js';
-import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { JournalPageDto } from './dto/journal-page.dto.js';
 import { JournalRecordDto } from './dto/journal-record.dto.js';
+import { withKeepAlive } from './keep-alive.js';
 import { SessionEventStream } from './session-event-stream.service.js';
 
 /** Most records one journal page may return. */
@@ -16,18 +18,20 @@ const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { defaul
 
 @ApiTags('journal')
 @ApiBearerAuth()
-@ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
+@ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')
 export class JournalController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly stream: SessionEventStream,
+    @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
   ) {}
 
   @Get('journal')
   @ApiQuery({ name: 'after', required: false, type: Number, description: 'Records after this sequence (default 0).' })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: `At most this many records (default 100, at most ${MAX_JOURNAL_PAGE}).` })
   @ApiOkResponse({ type: JournalPageDto })
+  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'journal_unavailable')
   async journal(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Query('after', sequence('after')) after: number,
@@ -40,15 +44,21 @@ export class JournalController {
   @Sse('events')
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
-  @ApiOkResponse({ description: 'Journal records as server-sent events; `id` is the sequence, `data` a journal record.' })
+  @ApiOkResponse({
+    description:
+      'Journal records as server-sent events: `id` is the sequence, `data` a journal record (JSON); a `: keep-alive` comment at least every 15 s.',
+    content: { 'text/event-stream': { schema: { type: 'string' }, example: 'id: 1\ndata: {"sequence":1,"kind":"process_notification",...}\n\n: keep-alive\n\n' } },
+  })
+  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'stream_limit_reached')
   events(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @RequestHeader('last-event-id', sequence('last_event_id')) after: number,
   ): Observable<MessageEvent> {
     // Throws session_not_found while a problem document can still be sent.
     this.service.getSession(sessionId);
-    return this.stream
+    const records = this.stream
       .recordsAfter(sessionId, after)
-      .pipe(map((record) => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
+      .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
+    return withKeepAlive(records, this.config.sseKeepAliveMs);
   }
 }

@@ -1,9 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
-import { ProblemDto } from '../http/problem.dto.js';
+import { ApiProblems } from '../http/api-problems.decorator.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { LoopDto } from './dto/loop.dto.js';
@@ -11,7 +11,7 @@ import { OpenLoopRequestDto } from './dto/open-loop-request.dto.js';
 
 @ApiTags('loops')
 @ApiBearerAuth()
-@ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
+@ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid/loops')
 export class LoopsController {
   constructor(private readonly service: ProcessNotificationsService) {}
@@ -19,6 +19,7 @@ export class LoopsController {
   @Post()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
+  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'already_exists', 'loop_limit_reached', 'journal_unavailable')
   async open(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody(new ClosedSchemaPipe(OpenLoopRequestDto)) body: OpenLoopRequestDto,
@@ -27,7 +28,9 @@ export class LoopsController {
   }
 
   @Get(':lid')
+  @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
+  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found')
   get(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -37,7 +40,9 @@ export class LoopsController {
 
   @Post(':lid/stop')
   @HttpCode(200)
+  @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
+  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found', 'journal_unavailable')
   async stop(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

@@ -1,31 +1,49 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
-import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { ApiProblems } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
-import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
 
+const EXAMPLE_EVENT_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abce';
+
 @ApiTags('process lifecycle')
 @ApiBearerAuth()
-@ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
+@ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid/process-lifecycle')
 export class ProcessLifecycleController {
-  constructor(private readonly service: ProcessNotificationsService) {}
+  constructor(
+    private readonly service: ProcessNotificationsService,
+    private readonly metrics: MetricsService,
+  ) {}
 
   @Post()
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
-  @ApiCreatedResponse({ type: LifecyclePublicationDto, description: 'Journaled and published.' })
-  @ApiOkResponse({ type: LifecyclePublicationDto, description: 'Identical retry: nothing new was written.' })
+  @ApiCreatedResponse({
+    type: LifecyclePublicationDto,
+    description: 'Journaled and published.',
+    example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: true },
+  })
+  @ApiOkResponse({
+    type: LifecyclePublicationDto,
+    description: 'Identical retry: nothing new was written (Idempotent-Replayed: true).',
+    example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: false },
+  })
+  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'owner_mismatch', 'session_not_found', 'idempotency_collision', 'journal_unavailable')
   async publish(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() record: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<LifecyclePublicationDto> {
     const publication = await this.service.publishProcessLifecycle(sessionId, record);
-    if (!publication.appended) {
+    // Published, so the library validated the record: its kind is one of the five.
+    if (publication.appended) {
+      this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);
+    } else {
       response.statusCode = 200;
       response.setHeader('Idempotent-Replayed', 'true');
     }

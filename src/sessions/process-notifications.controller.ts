@@ -1,11 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiDefaultResponse, ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { ApiProblems } from '../http/api-problems.decorator.js';
 import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../http/openapi-schemas.js';
-import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { ConsumptionDto } from './dto/consumption.dto.js';
 import { EmptyRequestDto } from './dto/empty-request.dto.js';
@@ -13,30 +14,61 @@ import { PendingNotificationDto } from './dto/pending-notification.dto.js';
 import { PendingNotificationsDto } from './dto/pending-notifications.dto.js';
 import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.dto.js';
 
+const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
+
 @ApiTags('process notifications')
 @ApiBearerAuth()
-@ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
+@ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')
 export class ProcessNotificationsController {
-  constructor(private readonly service: ProcessNotificationsService) {}
+  constructor(
+    private readonly service: ProcessNotificationsService,
+    private readonly metrics: MetricsService,
+  ) {}
 
   @Post('process-completions')
   @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
-  @ApiAcceptedResponse({ type: ProcessCompletionDeliveryDto, description: 'Accepted by the loop.' })
-  @ApiOkResponse({ type: ProcessCompletionDeliveryDto, description: 'Duplicate: the loop already had it.' })
+  @ApiAcceptedResponse({
+    type: ProcessCompletionDeliveryDto,
+    description: 'Accepted by the loop.',
+    example: { disposition: 'accepted', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: true },
+  })
+  @ApiOkResponse({
+    type: ProcessCompletionDeliveryDto,
+    description: 'Duplicate: the loop already had it (an identical retry also carries Idempotent-Replayed: true).',
+    example: { disposition: 'duplicate', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: false },
+  })
+  @ApiProblems(
+    'invalid_json', 'payload_too_large', 'unsupported_media_type',
+    'invalid_field',
+    'unauthorized', 'forbidden',
+    'owner_mismatch',
+    'session_not_found',
+    'loop_not_found',
+    'unsupported_engine',
+    'idempotency_collision',
+    'delivery_stopped',
+    'journal_unavailable',
+  )
   async notify(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() notification: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<ProcessCompletionDeliveryDto> {
-    const delivery = await this.service.notifyProcessCompletion(sessionId, notification);
+    const delivery = await this.service.notifyProcessCompletion(sessionId, notification).catch((error: unknown) => {
+      this.metrics.countRefusedDelivery(error);
+      throw error;
+    });
+    this.metrics.countDelivery(delivery.disposition);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
     if (!delivery.appended) response.setHeader('Idempotent-Replayed', 'true');
     return ProcessCompletionDeliveryDto.from(delivery);
   }
 
   @Get('loops/:lid/process-notifications')
+  @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
+  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found')
   pending(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -46,7 +78,10 @@ export class ProcessNotificationsController {
 
   @Post('loops/:lid/process-notifications/:command_id/consume')
   @HttpCode(200)
+  @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
+  @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })
   @ApiOkResponse({ type: ConsumptionDto, description: 'A second consume answers consumed: false.' })
+  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found', 'not_found', 'journal_unavailable')
   async consume(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

@@ -1,10 +1,10 @@
 import { Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { AdminOnly } from '../http/admin-only.decorator.js';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
-import { ProblemDto } from '../http/problem.dto.js';
+import { ApiProblems } from '../http/api-problems.decorator.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { CreateSessionRequestDto } from './dto/create-session-request.dto.js';
 import { SessionCreatedDto } from './dto/session-created.dto.js';
@@ -12,7 +12,6 @@ import { SessionDto } from './dto/session.dto.js';
 
 @ApiTags('sessions')
 @ApiBearerAuth()
-@ApiDefaultResponse({ type: ProblemDto, description: 'An RFC 9457 problem document (application/problem+json).' })
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(private readonly service: ProcessNotificationsService) {}
@@ -21,13 +20,16 @@ export class SessionsController {
   @AdminOnly()
   @ApiBody({ type: CreateSessionRequestDto, required: false })
   @ApiCreatedResponse({ type: SessionCreatedDto, description: 'The token is shown once.' })
+  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'already_exists', 'journal_unavailable')
   async create(@JsonBody(new ClosedSchemaPipe(CreateSessionRequestDto)) body: CreateSessionRequestDto): Promise<SessionCreatedDto> {
     const { sessionId, token } = await this.service.openSession(body.session_id);
     return { session_id: sessionId, token };
   }
 
   @Get(':sid')
+  @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
+  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found')
   get(@Param('sid', new UuidParamPipe('session_id')) sessionId: string): SessionDto {
     return SessionDto.from(this.service.getSession(sessionId));
   }

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { jsonRequest } from '../support/http-client.js';
+import { notification as notificationFor } from '../support/test-app.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -48,9 +49,87 @@ describe('the server process', () => {
       });
       // Answered after the abort was handled: the server is fine and has logged no error.
       expect((await jsonRequest(undefined, `${server.url}/healthz`, 'GET', undefined)).status).toBe(200);
-      expect(server.output).not.toMatch(/ERROR/);
+      expect(server.output).not.toMatch(/"level":"(?:error|fatal)"/);
     } finally {
       await server.stop('SIGKILL');
     }
+  });
+
+  describe('logs (spec section 11)', () => {
+    const requestWith = (url: string, method: string, headers: Record<string, string>, body?: unknown) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, unknown> }>((resolve, reject) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const req = request(url, { method, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json' } : {}) } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
+    const lines = (output: string): Record<string, unknown>[] =>
+      output
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    it('are JSON lines, one per request with method, route, status, duration and the request id; no token or body', async () => {
+      const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('journal.db')}` });
+      try {
+        const admin = { Authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
+        const created = await requestWith(`${server.url}/v1/sessions`, 'POST', { ...admin, 'X-Request-Id': 'client-id-42' });
+        expect(created.status).toBe(201);
+        expect(created.headers['x-request-id']).toBe('client-id-42');
+        const { session_id: sessionId, token } = created.body as { session_id: string; token: string };
+        const auth = { Authorization: `Bearer ${token}` };
+        const loop = await requestWith(`${server.url}/v1/sessions/${sessionId}/loops`, 'POST', auth, {});
+        const secret = 'SECRET-PROCESS-HANDLE-xyz';
+        const body = { ...notificationFor(sessionId, loop.body.loop_id as string), process_handle: secret };
+        const delivered = await requestWith(`${server.url}/v1/sessions/${sessionId}/process-completions`, 'POST', auth, body);
+        expect(delivered.status).toBe(202);
+        const generatedId = delivered.headers['x-request-id'] as string;
+        expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
+
+        await server.waitForOutput(new RegExp(`"request_id":"${generatedId}"`));
+        const logged = lines(server.output);
+        expect(logged.find((line) => line.request_id === 'client-id-42')).toEqual({
+          level: 'info',
+          time: expect.any(String),
+          pid: expect.any(Number),
+          hostname: expect.any(String),
+          request_id: 'client-id-42',
+          method: 'POST',
+          route: '/v1/sessions',
+          status: 201,
+          duration_ms: expect.any(Number),
+          msg: 'request completed',
+        });
+        expect(logged.find((line) => line.request_id === generatedId)).toMatchObject({
+          method: 'POST',
+          route: '/v1/sessions/:sid/process-completions',
+          status: 202,
+        });
+        // Nest's own start-up lines are JSON too (every line parsed above).
+        expect(logged.some((line) => line.context === 'NestApplication')).toBe(true);
+        for (const forbidden of [SERVER_ADMIN_TOKEN, token, secret]) expect(server.output).not.toContain(forbidden);
+      } finally {
+        await server.stop('SIGKILL');
+      }
+    });
+
+    it('PN_LOG_LEVEL=warn drops the request lines but still says where the server listens', async () => {
+      const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('journal.db')}`, PN_LOG_LEVEL: 'warn' });
+      try {
+        expect((await requestWith(`${server.url}/healthz`, 'GET', {})).status).toBe(200);
+        // The request is answered; a stop makes sure any line it would have logged is out.
+        await server.stop('SIGTERM');
+        const logged = lines(server.output);
+        expect(logged.filter((line) => line.msg === 'request completed')).toEqual([]);
+        expect(logged.filter((line) => line.level === 'info').map((line) => line.msg)).toEqual([expect.stringMatching(/^Listening on port \d+/)]);
+      } finally {
+        await server.stop('SIGKILL');
+      }
+    });
   });
 });

@@ -92,13 +92,20 @@ describe('REST API v1: bad input is refused before the journal and never crashes
     ['NaN', '{"a":NaN}'],
     ['leading zero', '{"a":01}'],
     ['control character in a string', '{"a":"\u0001"}'],
-    ['lone surrogate', '{"a":"\\ud800"}'],
     ['duplicate top-level key', '{"state":"exited","state":"exited"}'],
     ['duplicate key written with an escape', '{"state":"exited","st\\u0061te":"exited"}'],
     ['duplicate nested key', '{"a":[{"b":1,"b":2}]}'],
     ['nesting 40 deep', '['.repeat(40) + ']'.repeat(40)],
   ])('400 invalid_json: %s', async (_name, body) => {
     expectProblem(await postRaw(body), 400, 'invalid_json');
+  });
+
+  it('400 invalid_field naming the field for an escaped lone surrogate: JSON syntax, not a valid value (spec section 8)', async () => {
+    const valid = JSON.stringify(notification(sessionId, loopId));
+    const withHandle = valid.replace(/"process_handle":"[^"]*"/, '"process_handle":"build-\\ud800"');
+    expect(withHandle).toContain('\\ud800');
+    expectProblem(await postRaw(withHandle), 400, 'invalid_field', { field: 'process_handle' });
+    expectProblem(await postRaw(`${valid.slice(0, -1)},"\\udc00":1}`), 400, 'invalid_field', { field: '\udc00' });
   });
 
   it('400 invalid_json for bytes that are not UTF-8', async () => {

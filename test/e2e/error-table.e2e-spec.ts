@@ -112,7 +112,27 @@ describe('REST API v1: every error of the §8 table', () => {
 
   it('404 not_found: a route that does not exist', async () => {
     expectProblem(await t.http.get('/v2/sessions').set(admin), 404, 'not_found');
-    expectProblem(await t.http.delete('/v1/sessions').set(admin), 404, 'not_found');
+    expectProblem(await t.http.delete('/v1/nothing-here').set(admin), 404, 'not_found');
+    expectProblem(await t.http.get(`/v1/sessions/${randomUUID()}/loops/${randomUUID()}/unknown`).set(admin), 404, 'not_found');
+  });
+
+  it('405 method_not_allowed with Allow: a wrong method on a route that exists', async () => {
+    const { sessionId, loopId } = await openSessionWithLoop(t);
+    const cases: [method: 'get' | 'delete' | 'put' | 'patch' | 'post', path: string, allow: string][] = [
+      ['delete', '/v1/sessions', 'POST'],
+      ['get', '/v1/sessions', 'POST'],
+      ['put', `/v1/sessions/${sessionId}`, 'GET, HEAD'],
+      ['get', completions(sessionId), 'POST'],
+      ['patch', `/v1/sessions/${sessionId}/loops/${loopId}/stop`, 'POST'],
+      ['post', `/v1/sessions/${sessionId}/journal`, 'GET, HEAD'],
+      ['post', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await t.http[method](path).set(admin);
+      expectProblem(response, 405, 'method_not_allowed');
+      expect(response.headers.allow).toBe(allow);
+    }
+    expect(await journalLength(sessionId)).toBe(0);
   });
 
   it('409 unsupported_engine: a foreign loop, disposition stopped; nothing journaled', async () => {

@@ -69,3 +69,22 @@ describe('REST API v1: the journal as server-sent events', () => {
     expect(await stream.ended).toBe(true);
   });
 });
+
+describe('REST API v1: event streams stay open through proxies', () => {
+  it('sends a ": keep-alive" comment at the configured interval, between events, and stops with the stream', async () => {
+    const t = await createHttpTestApp({ sseKeepAliveMs: 50 });
+    try {
+      const { sessionId, loopId, token } = await openSessionWithLoop(t);
+      const stream = await openSse(`${t.url}/v1/sessions/${sessionId}/events`, bearer(token));
+      expect(await stream.nextComment()).toBe('keep-alive');
+      await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(notification(sessionId, loopId)).expect(202);
+      // Comments are not events: the first event is still the first record.
+      expect(ids(await stream.next(1))).toEqual(['1']);
+      expect(await stream.nextComment()).toBe('keep-alive');
+      await t.close();
+      expect(await stream.ended).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});

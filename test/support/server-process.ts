@@ -51,6 +51,36 @@ export class ServerProcess {
     });
   }
 
+  /**
+   * Resolves with the first match of `pattern` in the output, now or once it is written;
+   * rejects after `timeoutMs` with the output so far.
+   */
+  waitForOutput(pattern: RegExp, timeoutMs = 5_000): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const match = pattern.exec(this.output);
+        if (match) {
+          cleanup();
+          resolve(match);
+        }
+        return Boolean(match);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${this.output}`));
+      }, timeoutMs);
+      // Registered after the listener that appends to `output`, so it sees every chunk.
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.child.stdout!.off('data', check);
+        this.child.stderr!.off('data', check);
+      };
+      if (check()) return;
+      this.child.stdout!.on('data', check);
+      this.child.stderr!.on('data', check);
+    });
+  }
+
   /** Sends a signal and waits for the process to end. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);

@@ -9,7 +9,7 @@ import { NotifyProcessCompletionCommand } from './commands/notify-process-comple
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import type { JournalRecordEntity } from './journal/journal-record.entity.js';
-import { JournalWriter } from './journal/journal-writer.service.js';
+import { JournalWriter, type JournalCommit } from './journal/journal-writer.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
 import type { ProcessLoop } from './sessions/process-loop.js';
@@ -138,6 +138,22 @@ export class ProcessNotificationsService {
    */
   isHealthy(): Promise<boolean> {
     return this.journal.isHealthy();
+  }
+
+  /**
+   * Every transaction the journal writer commits: how many units of work it held (`size`) and
+   * how long it took from BEGIN to the end of COMMIT (`seconds`). For metrics.
+   */
+  get journalCommits$(): Observable<JournalCommit> {
+    return this.journal.commits$;
+  }
+
+  /**
+   * Notifications pending in all loops of this process (accepted or restored, not yet consumed).
+   * A running count: reading it costs nothing, however many loops there are.
+   */
+  get pendingCount(): number {
+    return this.registry.pendingCount;
   }
 
   /** Every journal record as it commits, all sessions, in sequence order. */

@@ -27,9 +27,10 @@ export async function createHttpTestApp(overrides: Partial<ServerConfig> = {}): 
     databaseUrl: 'sqlite::memory:',
     adminToken: ADMIN_TOKEN,
     adminTokenGenerated: false,
+    logLevel: 'fatal',
     ...overrides,
   };
-  const app = await createServerApp(config, { logger: ['fatal'] });
+  const app = await createServerApp(config);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

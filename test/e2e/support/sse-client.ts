@@ -13,6 +13,8 @@ export interface SseConnection {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   next(count: number): Promise<ServerSentEvent[]>;
+  /** Resolves with the text of the next comment line (`: text`) once it has arrived. */
+  nextComment(): Promise<string>;
   /** Resolves when the connection closes: true when the server ended the response cleanly. */
   readonly ended: Promise<boolean>;
   close(): void;
@@ -24,12 +26,15 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
       res.setEncoding('utf8');
       const events: ServerSentEvent[] = [];
       const waiters: { count: number; resolve: (events: ServerSentEvent[]) => void }[] = [];
+      const comments: string[] = [];
+      const commentWaiters: ((comment: string) => void)[] = [];
       let buffer = '';
       const settle = (): void => {
         while (waiters.length > 0 && events.length >= waiters[0]!.count) {
           const waiter = waiters.shift()!;
           waiter.resolve(events.splice(0, waiter.count));
         }
+        while (commentWaiters.length > 0 && comments.length > 0) commentWaiters.shift()!(comments.shift()!);
       };
       res.on('data', (chunk: string) => {
         buffer += chunk;
@@ -42,6 +47,7 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
           for (const line of block.split('\n')) {
             if (line.startsWith('id: ')) id = line.slice(4);
             else if (line.startsWith('data: ')) data.push(line.slice(6));
+            else if (line.startsWith(':')) comments.push(line.slice(1).trim());
           }
           if (data.length > 0) events.push({ id, data: data.join('\n') });
         }
@@ -53,6 +59,10 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
         headers: res.headers,
         next: (count) => new Promise((resolveNext) => {
           waiters.push({ count, resolve: resolveNext });
+          settle();
+        }),
+        nextComment: () => new Promise((resolveComment) => {
+          commentWaiters.push(resolveComment);
           settle();
         }),
         ended,

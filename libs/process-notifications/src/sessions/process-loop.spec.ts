@@ -74,3 +74,21 @@ describe('ProcessLoop.offer', () => {
     expect(subject.list()).toEqual([held]);
   });
 });
+
+describe('ProcessLoop size reports', () => {
+  it('reports every change of the pending set, and nothing for answers that change nothing', () => {
+    let total = 0;
+    const subject = new ProcessLoop(SESSION, LOOP, 'native', 'running', 2, (delta) => (total += delta));
+    const [a, b, c] = [pending(), pending(), pending()];
+    subject.offer(a);
+    subject.offer(a); // duplicate
+    subject.restore(b);
+    subject.restore(b); // already held
+    subject.offer(c); // inbox_full
+    expect(total).toBe(2);
+    subject.remove(a.commandId);
+    subject.remove(a.commandId); // already gone
+    expect(total).toBe(1);
+    expect(total).toBe(subject.size);
+  });
+});

@@ -20,6 +20,8 @@ export class ProcessLoop {
     readonly engine: LoopEngine,
     private currentState: LoopState,
     readonly capacity: number,
+    // Told every change of the pending set's size, so the owner keeps a running total.
+    private readonly onResize: (delta: number) => void = () => {},
   ) {}
 
   get state(): LoopState {
@@ -49,17 +51,22 @@ export class ProcessLoop {
     if (this.currentState === 'stopped') return { disposition: 'stopped', cause: 'loop_stopped' };
     if (this.pending.size >= this.capacity) return { disposition: 'stopped', cause: 'inbox_full' };
     this.pending.set(notification.commandId, notification);
+    this.onResize(1);
     return { disposition: 'accepted' };
   }
 
   /** Restore: straight into the set, no capacity check, so nothing journaled is dropped. */
   restore(notification: PendingProcessNotification): void {
+    const added = !this.pending.has(notification.commandId);
     this.pending.set(notification.commandId, notification);
+    if (added) this.onResize(1);
   }
 
   /** Removes a consumed notification; returns false when it was not pending. */
   remove(commandId: string): boolean {
-    return this.pending.delete(commandId);
+    const removed = this.pending.delete(commandId);
+    if (removed) this.onResize(-1);
+    return removed;
   }
 
   stop(): void {

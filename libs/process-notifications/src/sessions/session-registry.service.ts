@@ -55,6 +55,8 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly loops = new Map<string, Map<string, ProcessLoop>>();
   private readonly capacity: number;
   private readonly maxLoopsPerSession: number;
+  // Kept up to date by the loops themselves, so reading it never scans them.
+  private pendingTotal = 0;
 
   constructor(
     private readonly writer: JournalWriter,
@@ -146,6 +148,11 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     return loop;
   }
 
+  /** Notifications pending in all loops of this process. */
+  get pendingCount(): number {
+    return this.pendingTotal;
+  }
+
   loopsOf(sessionId: string): ProcessLoop[] {
     return [...(this.loops.get(sessionId)?.values() ?? [])];
   }
@@ -188,7 +195,9 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   }
 
   private addLoop(entity: LoopEntity): ProcessLoop {
-    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity);
+    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
+      this.pendingTotal += delta;
+    });
     let ofSession = this.loops.get(entity.sessionId);
     if (!ofSession) this.loops.set(entity.sessionId, (ofSession = new Map()));
     ofSession.set(entity.loopId, loop);
@@ -217,6 +226,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     this.sessions.clear();
     this.tokens.clear();
     this.loops.clear();
+    this.pendingTotal = 0;
     for (const session of sessions) this.addSession(session);
     for (const entity of loops) this.addLoop(entity);
     for (const record of pending) {

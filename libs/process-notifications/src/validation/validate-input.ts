@@ -6,7 +6,8 @@ import { ValidationError } from '../errors/validation.error.js';
 export interface InputCheck<T extends object> {
   readonly field: string;
   readonly test: (instance: T) => boolean;
-  readonly message: string;
+  /** What is wrong, shown to the caller; a function when it depends on the input. */
+  readonly message: string | ((instance: T) => string);
 }
 
 /** How a closed-schema DTO is checked: which keys exist, and in which order fields are reported. */
@@ -49,7 +50,7 @@ export function validateInput<T extends object>(dto: ClassConstructor<T>, schema
   const errors = validateSync(instance, { forbidUnknownValues: false, validationError: { target: false, value: false } });
   if (errors.length === 0) {
     const failed = schema.checks?.find((check) => !check.test(instance));
-    if (failed) throw new ValidationError(failed.field, failed.message);
+    if (failed) throw new ValidationError(failed.field, typeof failed.message === 'string' ? failed.message : failed.message(instance));
     return instance;
   }
   const rank = (property: string) => schema.properties.indexOf(property);

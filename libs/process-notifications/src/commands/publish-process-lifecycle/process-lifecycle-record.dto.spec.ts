@@ -173,6 +173,33 @@ describe('ProcessLifecycleRecordDto', () => {
     });
   });
 
+  describe('shape messages: lifecycle_fields says what is wrong', () => {
+    const messageOf = (fields: Fields): string => {
+      try {
+        validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, record(fields));
+      } catch (error) {
+        if (error instanceof ValidationError && error.field === 'lifecycle_fields') return error.message;
+        throw error;
+      }
+      throw new Error('the record was valid');
+    };
+    const exited = { kind: 'completed', state: 'exited', reason: 'exited', process_started_at: STARTED, process_finished_at: FINISHED };
+
+    it.each([
+      ['completed with state exited requires has_exit_code: true', exited],
+      ['completed with state exited requires process_started_at', { ...exited, process_started_at: undefined, has_exit_code: true }],
+      ['completed with state failed requires process_finished_at', { kind: 'completed', state: 'failed', reason: 'failed' }],
+      ['completed with state failed must not carry has_exit_code: true', { kind: 'completed', state: 'failed', reason: 'failed', process_finished_at: FINISHED, has_exit_code: true }],
+      ['started requires process_started_at', { kind: 'started', state: 'running' }],
+      ['backgrounded must not carry process_finished_at', { kind: 'backgrounded', state: 'running', process_started_at: STARTED, process_finished_at: FINISHED }],
+      ['stop_requested with state running requires process_started_at', { kind: 'stop_requested', state: 'running', reason: 'killed' }],
+      ['stop_requested with state starting must not carry process_started_at', { kind: 'stop_requested', state: 'starting', reason: 'killed', process_started_at: STARTED }],
+      ['lost requires process_finished_at', { kind: 'lost', state: 'lost_on_restore', reason: 'lost_on_restore' }],
+    ])('"%s"', (message, fields) => {
+      expect(messageOf(fields)).toBe(message);
+    });
+  });
+
   describe('diagnostic', () => {
     const lost = (diagnostic: unknown) =>
       record({ kind: 'lost', state: 'lost_on_restore', reason: 'lost_on_restore', process_finished_at: FINISHED, diagnostic });

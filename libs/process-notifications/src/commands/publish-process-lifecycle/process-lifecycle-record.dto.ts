@@ -35,26 +35,40 @@ function isLifecycleTuple({ kind, state, reason }: ProcessLifecycleRecordDto): b
   }
 }
 
-/** Which optional fields each kind carries (section 6); a zero exit code without the flag is none. */
-function hasLifecycleShape(record: ProcessLifecycleRecordDto): boolean {
+/**
+ * Which optional fields each kind carries (section 6); a zero exit code without the flag is none.
+ * Returns what is wrong, in words a supervisor's author can act on, or undefined when it fits.
+ */
+function lifecycleShapeProblem(record: ProcessLifecycleRecordDto): string | undefined {
   const started = record.process_started_at !== undefined;
   const finished = record.process_finished_at !== undefined;
   const exitCode = record.has_exit_code === true;
-  switch (record.kind) {
+  const { kind, state } = record;
+  const what = kind === 'completed' || kind === 'stop_requested' ? `${kind} with state ${state}` : kind;
+  const requires = (field: string) => `${what} requires ${field}`;
+  const forbids = (field: string) => `${what} must not carry ${field}`;
+  switch (kind) {
     case 'started':
     case 'backgrounded':
-      return started && !finished && !exitCode;
+      if (!started) return requires('process_started_at');
+      break;
     case 'stop_requested':
       // "No diagnostic" is already enforced by the diagnostic field itself.
-      return started === (record.state === 'running') && !finished && !exitCode;
+      if (state === 'running' && !started) return requires('process_started_at');
+      if (state !== 'running' && started) return forbids('process_started_at');
+      break;
     case 'completed':
-      if (!finished) return false;
-      if (record.state === 'exited') return started && exitCode;
-      if (record.state === 'failed') return !exitCode;
-      return started && !exitCode;
+      if (!finished) return requires('process_finished_at');
+      if (state !== 'failed' && !started) return requires('process_started_at');
+      if (state === 'exited') return exitCode ? undefined : requires('has_exit_code: true');
+      break;
     case 'lost':
-      return finished && !exitCode;
+      if (!finished) return requires('process_finished_at');
+      break;
   }
+  if (kind !== 'completed' && kind !== 'lost' && finished) return forbids('process_finished_at');
+  if (exitCode) return forbids('has_exit_code: true');
+  return undefined;
 }
 
 /**
@@ -133,7 +147,11 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
     fieldOf: { reason: 'state_reason' },
     checks: [
       { field: 'state_reason', test: isLifecycleTuple, message: 'kind, state and reason must form one of the lifecycle tuples' },
-      { field: 'lifecycle_fields', test: hasLifecycleShape, message: 'the optional fields do not fit the record kind' },
+      {
+        field: 'lifecycle_fields',
+        test: (record) => lifecycleShapeProblem(record) === undefined,
+        message: (record) => lifecycleShapeProblem(record) ?? '',
+      },
     ],
   };
 }

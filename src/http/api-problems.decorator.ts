@@ -1,0 +1,47 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { PROBLEM_TYPES, type ProblemCode } from './problem-types.js';
+import { ProblemDto } from './problem.dto.js';
+
+/** Media type of every error answer (RFC 9457). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+// Every route can fail unexpectedly.
+const ALWAYS: readonly ProblemCode[] = ['internal_error'];
+
+/**
+ * Documents the error answers of a route in its OpenAPI operation: one response per status,
+ * as `application/problem+json` with the {@link ProblemDto} schema, naming its codes in the
+ * description and giving one example per code.
+ * @param codes the codes the route can answer with (spec §8); `internal_error` is always added
+ */
+export function ApiProblems(...codes: ProblemCode[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of new Set([...codes, ...ALWAYS])) {
+    const { status } = PROBLEM_TYPES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return applyDecorators(
+    ApiExtraModels(ProblemDto),
+    ...[...byStatus].map(([status, ofStatus]) =>
+      ApiResponse({
+        status,
+        description: `Problem document; \`code\` is ${ofStatus.map((code) => `\`${code}\``).join(' or ')}.`,
+        content: {
+          [PROBLEM_MEDIA_TYPE]: {
+            schema: { $ref: getSchemaPath(ProblemDto) },
+            examples: Object.fromEntries(
+              ofStatus.map((code) => [
+                code,
+                {
+                  summary: PROBLEM_TYPES[code].title,
+                  value: { type: `urn:process-notifications:problem:${code}`, title: PROBLEM_TYPES[code].title, status, detail: '...', code },
+                },
+              ]),
+            ),
+          },
+        },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { tempDir } from './support/temp-dir.js';
+
+const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ code: number; lines: string[] }> {
+  return new Promise((done) => {
+    execFile(process.execPath, args, { cwd: options.cwd ?? repo, env: { ...process.env, ...options.env } }, (error, stdout, stderr) => {
+      done({ code: error ? Number(error.code ?? 1) : 0, lines: `${stdout}${stderr}`.split('\n').filter(Boolean) });
+    });
+  });
+}
+
+describe('building and migrating leave a running server alone', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => dir.remove());
+
+  it('the build writes into dist/ in place: only compiled files whose source is gone are removed', async () => {
+    mkdirSync(dir.file('src'));
+    mkdirSync(dir.file('dist/src'), { recursive: true });
+    writeFileSync(dir.file('src/kept.ts'), '');
+    for (const file of ['kept.js', 'kept.js.map', 'gone.js', 'gone.js.map', 'data.json']) writeFileSync(dir.file(`dist/src/${file}`), '');
+    const pruned = await run([resolve(repo, 'scripts/prune-stale-dist.mjs')], { cwd: dir.path });
+    expect(pruned.code).toBe(0);
+    expect(['kept.js', 'kept.js.map', 'gone.js', 'gone.js.map', 'data.json'].filter((file) => existsSync(dir.file(`dist/src/${file}`)))).toEqual([
+      'kept.js',
+      'kept.js.map',
+      'data.json',
+    ]);
+  });
+
+  it('migration:run applies the migrations with one line each, not every SQL statement, and then has nothing to do', async () => {
+    const database = dir.file('journal.db');
+    const env = { PN_DATABASE_URL: `sqlite:${database}` };
+    const first = await run(['dist/src/migrate.js'], { env });
+    expect(first.code).toBe(0);
+    expect(first.lines.length).toBeLessThanOrEqual(5);
+    for (const line of first.lines) expect(JSON.parse(line)).toMatchObject({ level: 'info' });
+    expect(first.lines.join('\n')).not.toMatch(/CREATE|INSERT|SELECT|query:/);
+    const db = new Database(database, { readonly: true });
+    try {
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'pn_journal'").all()).toHaveLength(1);
+    } finally {
+      db.close();
+    }
+    const again = await run(['dist/src/migrate.js'], { env });
+    expect(again.code).toBe(0);
+    expect(again.lines).toHaveLength(1);
+    expect(again.lines[0]).toContain('0 migrations applied now');
+  });
+
+  it('migration:run refuses a database it cannot use with one line naming PN_DATABASE_URL', async () => {
+    const refused = await run(['dist/src/migrate.js'], { env: { PN_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' } });
+    expect(refused.code).toBe(1);
+    expect(refused.lines).toHaveLength(1);
+    expect(JSON.parse(refused.lines[0]!)).toMatchObject({ level: 'fatal', msg: expect.stringContaining('PN_DATABASE_URL') });
+  });
+});

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+
+interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+// The Prometheus text exposition format: `name{label="value",...} number`, comments start with #.
+function parseMetrics(text: string): Sample[] {
+  return text
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => {
+      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
+      if (!match) throw new Error(`not a sample line: ${line}`);
+      const labels: Record<string, string> = {};
+      for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+      return { name: match[1]!, labels, value: Number(match[3]) };
+    });
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+const COMPLETIONS_ROUTE = '/v1/sessions/:sid/process-completions';
+
+describe('GET /metrics (spec section 11)', () => {
+  let t: HttpTestApp;
+  beforeEach(async () => {
+    t = await createHttpTestApp({ loopCapacity: 1 });
+  });
+  afterEach(() => t.close());
+
+  const scrape = async (): Promise<Sample[]> => {
+    const response = await t.http.get('/metrics').expect(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    return parseMetrics(response.text);
+  };
+  const valueOf = (samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined =>
+    samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))?.value;
+
+  it('needs no token and carries the default process metrics', async () => {
+    const samples = await scrape();
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+      expect(samples.map((sample) => sample.name)).toContain(name);
+    }
+    expect(valueOf(samples, 'pn_pending_notifications')).toBe(0);
+    // Every disposition and kind is there from the start, at 0.
+    for (const disposition of ['accepted', 'duplicate', 'stopped', 'collision']) expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
+    for (const kind of ['started', 'backgrounded', 'completed', 'stop_requested', 'lost']) expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
+  });
+
+  it('counts every answer of the notify route by disposition, lifecycle records by kind, and the pending set', async () => {
+    const { sessionId, loopId, token } = await openSessionWithLoop(t);
+    const auth = bearer(token);
+    const stoppedLoop = (await t.http.post(`/v1/sessions/${sessionId}/loops`).set(auth).send({}).expect(201)).body.loop_id as string;
+    await t.http.post(`/v1/sessions/${sessionId}/loops/${stoppedLoop}/stop`).set(auth).expect(200);
+    const notify = (body: Record<string, unknown>) => t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(auth).send(body);
+
+    const first = notification(sessionId, loopId);
+    await notify(first).expect(202); // accepted
+    await notify(first).expect(200); // duplicate
+    await notify({ ...first, process_handle: 'another-process' }).expect(422); // collision
+    await notify(notification(sessionId, loopId)).expect(503); // stopped: inbox_full (capacity 1)
+    await notify(notification(sessionId, stoppedLoop)).expect(503); // stopped: loop_stopped
+    await notify(notification(sessionId, randomUUID())).expect(404); // stopped: loop_not_found
+    await notify(notification(sessionId, loopId, { command_id: 'not-a-uuid' })).expect(400); // no disposition
+
+    const publish = (body: Record<string, unknown>) => t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(auth).send(body);
+    const started = lifecycleRecord(sessionId, loopId);
+    await publish(started).expect(201);
+    await publish(started).expect(200); // identical retry: no new record
+    await publish(lifecycleRecord(sessionId, loopId, { kind: 'backgrounded' })).expect(201);
+
+    let samples = await scrape();
+    expect(Object.fromEntries(['accepted', 'duplicate', 'stopped', 'collision'].map((d) => [d, valueOf(samples, 'pn_notifications_total', { disposition: d })]))).toEqual({
+      accepted: 1,
+      duplicate: 1,
+      stopped: 3,
+      collision: 1,
+    });
+    expect(valueOf(samples, 'pn_lifecycle_records_total', { kind: 'started' })).toBe(1);
+    expect(valueOf(samples, 'pn_lifecycle_records_total', { kind: 'backgrounded' })).toBe(1);
+    expect(valueOf(samples, 'pn_pending_notifications')).toBe(1);
+
+    await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`).set(auth).expect(200);
+    samples = await scrape();
+    expect(valueOf(samples, 'pn_pending_notifications')).toBe(0);
+  });
+
+  it('observes every journal commit: time and batch size histograms', async () => {
+    const { sessionId, loopId, token } = await openSessionWithLoop(t);
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(notification(sessionId, loopId)).expect(202);
+    const samples = await scrape();
+    const commits = valueOf(samples, 'pn_journal_commit_seconds_count')!;
+    // A session, a loop and a notification: at least one commit each unless grouped.
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(valueOf(samples, 'pn_journal_batch_size_count')).toBe(commits);
+    expect(valueOf(samples, 'pn_journal_batch_size_sum')).toBeGreaterThanOrEqual(3);
+    expect(valueOf(samples, 'pn_journal_commit_seconds_sum')).toBeGreaterThan(0);
+    expect(valueOf(samples, 'pn_journal_commit_seconds_bucket', { le: '+Inf' })).toBe(commits);
+  });
+
+  it('counts HTTP requests by route template and status, never by path; unknown routes share one label', async () => {
+    const { sessionId, loopId, token } = await openSessionWithLoop(t);
+    const body = notification(sessionId, loopId);
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(body).expect(202);
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(body).expect(200);
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).send(body).expect(401);
+    await t.http.get(`/v1/sessions/${sessionId}/no-such-thing/${randomUUID()}`).set(admin).expect(404);
+    await t.http.get(`/v1/other/${randomUUID()}`).set(admin).expect(404);
+
+    const samples = await scrape();
+    const requests = samples.filter((sample) => sample.name === 'pn_http_requests_total');
+    expect(valueOf(requests, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '202' })).toBe(1);
+    expect(valueOf(requests, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '200' })).toBe(1);
+    expect(valueOf(requests, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '401' })).toBe(1);
+    expect(valueOf(requests, 'pn_http_requests_total', { route: '/v1/sessions', status: '201' })).toBe(1);
+    expect(valueOf(requests, 'pn_http_requests_total', { route: 'unmatched', status: '404' })).toBe(2);
+    // No session, loop or command id in any label of any metric.
+    for (const sample of samples) expect(Object.values(sample.labels).join(' ')).not.toMatch(UUID);
+  });
+});

@@ -1,0 +1,146 @@
+import { createHttpTestApp, type HttpTestApp } from './support/http-test-app.js';
+
+// The error table of the contract (section 8) plus the server's own codes (README).
+const STATUS_OF_CODE: Readonly<Record<string, number>> = {
+  invalid_json: 400,
+  invalid_field: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  owner_mismatch: 403,
+  session_not_found: 404,
+  loop_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  unsupported_engine: 409,
+  already_exists: 409,
+  loop_limit_reached: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_collision: 422,
+  stream_limit_reached: 429,
+  internal_error: 500,
+  delivery_stopped: 503,
+  journal_unavailable: 503,
+};
+
+// The routes of the section 8 table, in OpenAPI path syntax.
+const ROUTES = [
+  'post /v1/sessions',
+  'get /v1/sessions/{sid}',
+  'post /v1/sessions/{sid}/loops',
+  'get /v1/sessions/{sid}/loops/{lid}',
+  'post /v1/sessions/{sid}/loops/{lid}/stop',
+  'post /v1/sessions/{sid}/process-completions',
+  'post /v1/sessions/{sid}/process-lifecycle',
+  'get /v1/sessions/{sid}/loops/{lid}/process-notifications',
+  'post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume',
+  'get /v1/sessions/{sid}/journal',
+  'get /v1/sessions/{sid}/events',
+  'get /healthz',
+];
+
+interface MediaType {
+  schema?: { $ref?: string; type?: string };
+  example?: Record<string, unknown>;
+  examples?: Record<string, { value: Record<string, unknown> }>;
+}
+interface Operation {
+  parameters?: { name: string; in: string; schema?: { format?: string } }[];
+  responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
+  security?: Record<string, unknown>[];
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, { properties?: Record<string, { format?: string }> }> };
+}
+
+describe('OpenAPI document at /docs-json', () => {
+  let t: HttpTestApp;
+  let doc: Document;
+  beforeAll(async () => {
+    t = await createHttpTestApp();
+    doc = (await t.http.get('/docs-json').expect(200)).body as Document;
+  });
+  afterAll(() => t.close());
+
+  const operations = (): [string, Operation][] =>
+    Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]): [string, Operation] => [`${method} ${path}`, op]));
+  const codesOf = (op: Operation): string[] =>
+    Object.entries(op.responses)
+      .filter(([status]) => Number(status) >= 400)
+      .flatMap(([, response]) => Object.keys(response.content?.['application/problem+json']?.examples ?? {}));
+
+  it('documents every route of the contract, and the HTML page is served at /docs', async () => {
+    expect(operations().map(([route]) => route).sort()).toEqual([...ROUTES].sort());
+    const page = await t.http.get('/docs').redirects(1).expect(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it('lists every error answer of every route as application/problem+json with its codes and a matching example each', () => {
+    for (const [route, op] of operations()) {
+      const errors = Object.entries(op.responses).filter(([status]) => !/^2/.test(status));
+      expect({ route, errors: errors.length > 0 }).toEqual({ route, errors: true });
+      for (const [status, response] of errors) {
+        expect({ route, status, types: Object.keys(response.content ?? {}) }).toEqual({ route, status, types: ['application/problem+json'] });
+        const media = response.content!['application/problem+json']!;
+        expect(media.schema?.$ref).toBe('#/components/schemas/ProblemDto');
+        const examples = Object.entries(media.examples ?? {});
+        expect({ route, status, examples: examples.length > 0 }).toEqual({ route, status, examples: true });
+        for (const [code, example] of examples) {
+          expect({ route, code, status: STATUS_OF_CODE[code] }).toEqual({ route, code, status: Number(status) });
+          expect(example.value).toMatchObject({ code, status: Number(status), type: `urn:process-notifications:problem:${code}` });
+          expect(response.description).toContain(`\`${code}\``);
+        }
+      }
+    }
+  });
+
+  it('names the codes each route can answer with (spec section 8)', () => {
+    const ops = Object.fromEntries(operations());
+    for (const route of ROUTES.filter((r) => r.includes('/v1/'))) expect({ route, codes: codesOf(ops[route]!) }).toEqual({ route, codes: expect.arrayContaining(['unauthorized', 'invalid_field', 'internal_error']) });
+    expect(codesOf(ops['post /v1/sessions/{sid}/process-completions']!)).toEqual(
+      expect.arrayContaining(['invalid_json', 'owner_mismatch', 'session_not_found', 'loop_not_found', 'unsupported_engine', 'payload_too_large', 'unsupported_media_type', 'idempotency_collision', 'delivery_stopped', 'journal_unavailable']),
+    );
+    expect(codesOf(ops['post /v1/sessions/{sid}/process-lifecycle']!)).toEqual(expect.arrayContaining(['owner_mismatch', 'idempotency_collision']));
+    expect(codesOf(ops['post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume']!)).toContain('not_found');
+    expect(codesOf(ops['get /v1/sessions/{sid}/events']!)).toContain('stream_limit_reached');
+    expect(codesOf(ops['get /healthz']!)).toContain('journal_unavailable');
+  });
+
+  it('gives examples that match their answer: accepted for 202, duplicate for 200; appended only on 201', () => {
+    const notify = doc.paths['/v1/sessions/{sid}/process-completions']!.post!.responses;
+    expect(notify['202']!.content!['application/json']!.example).toMatchObject({ disposition: 'accepted', appended: true });
+    expect(notify['200']!.content!['application/json']!.example).toMatchObject({ disposition: 'duplicate' });
+    const publish = doc.paths['/v1/sessions/{sid}/process-lifecycle']!.post!.responses;
+    expect(publish['201']!.content!['application/json']!.example).toMatchObject({ appended: true });
+    expect(publish['200']!.content!['application/json']!.example).toMatchObject({ appended: false });
+  });
+
+  it('declares the event stream as text/event-stream', () => {
+    const ok = doc.paths['/v1/sessions/{sid}/events']!.get!.responses['200']!;
+    expect(Object.keys(ok.content ?? {})).toEqual(['text/event-stream']);
+  });
+
+  it('describes the bearer scheme as an opaque token, not a JWT', () => {
+    const scheme = doc.components.securitySchemes.bearer!;
+    expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(JSON.stringify(scheme)).not.toMatch(/jwt/i);
+    for (const [route, op] of operations()) {
+      if (route.includes('/v1/')) expect({ route, security: op.security }).toEqual({ route, security: [{ bearer: [] }] });
+    }
+  });
+
+  it('gives every id, in paths and in bodies, format uuid', () => {
+    for (const [route, op] of operations()) {
+      for (const parameter of (op.parameters ?? []).filter((p) => p.in === 'path')) {
+        expect({ route, parameter: parameter.name, format: parameter.schema?.format }).toEqual({ route, parameter: parameter.name, format: 'uuid' });
+      }
+    }
+    // idempotency_id is not always a UUID (a loop stop is keyed `stopped:<loop_id>`).
+    for (const [schema, { properties = {} }] of Object.entries(doc.components.schemas)) {
+      for (const [name, property] of Object.entries(properties)) {
+        if (name.endsWith('_id') && name !== 'idempotency_id') expect({ schema, name, format: property.format }).toEqual({ schema, name, format: 'uuid' });
+      }
+    }
+  });
+});
