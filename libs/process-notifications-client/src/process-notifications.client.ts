@@ -61,6 +61,8 @@ export interface CallOptions {
    * and `openLoop`, which are not idempotent.
    */
   readonly retry?: boolean;
+  /** Called once per failed attempt of this call that will be retried (besides the client's own). */
+  readonly onRetry?: (notice: RetryNotice) => void;
 }
 
 /** Options of {@link ProcessNotificationsClient.events}. */
@@ -85,8 +87,9 @@ interface RequestSpec {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly body?: unknown;
-  readonly retry: boolean;
-  readonly signal?: AbortSignal;
+  readonly options: CallOptions;
+  /** Whether to retry when the caller does not say. */
+  readonly retryByDefault: boolean;
 }
 
 const segment = (value: string): string => encodeURIComponent(value);
@@ -117,7 +120,7 @@ export class ProcessNotificationsClient {
 
   /** `POST /v1/sessions` (admin token): a new session and its token, shown once. */
   createSession(body: CreateSessionRequest = {}, options: CallOptions = {}): Promise<SessionCreated> {
-    return this.send({ operation: 'createSession', method: 'POST', path: '/v1/sessions', body, retry: options.retry ?? false, signal: options.signal });
+    return this.send({ operation: 'createSession', method: 'POST', path: '/v1/sessions', body, options, retryByDefault: false });
   }
 
   /** `GET /v1/sessions/:sid`. */
@@ -132,8 +135,8 @@ export class ProcessNotificationsClient {
       method: 'POST',
       path: `/v1/sessions/${segment(sessionId)}/loops`,
       body,
-      retry: options.retry ?? false,
-      signal: options.signal,
+      options,
+      retryByDefault: false,
     });
   }
 
@@ -232,11 +235,11 @@ export class ProcessNotificationsClient {
   }
 
   private get<T>(operation: string, path: string, options: CallOptions): Promise<T> {
-    return this.send({ operation, method: 'GET', path, retry: options.retry ?? true, signal: options.signal });
+    return this.send({ operation, method: 'GET', path, options, retryByDefault: true });
   }
 
   private post<T>(operation: string, path: string, body: unknown, options: CallOptions): Promise<T> {
-    return this.send({ operation, method: 'POST', path, body, retry: options.retry ?? true, signal: options.signal });
+    return this.send({ operation, method: 'POST', path, body, options, retryByDefault: true });
   }
 
   private headers(accept: string): Record<string, string> {
@@ -247,18 +250,20 @@ export class ProcessNotificationsClient {
   private async send<T>(spec: RequestSpec): Promise<T> {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers = { ...this.headers('application/json'), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
+    const { signal: callerSignal, onRetry } = spec.options;
+    const retry = spec.options.retry ?? spec.retryByDefault;
     for (let attempt = 1; ; attempt++) {
       try {
-        const signal = AbortSignal.any([AbortSignal.timeout(this.requestTimeoutMs), ...(spec.signal ? [spec.signal] : [])]);
-        const response = await this.fetchOnce(spec.path, { method: spec.method, headers, body, signal }, spec.signal);
+        const signal = AbortSignal.any([AbortSignal.timeout(this.requestTimeoutMs), ...(callerSignal ? [callerSignal] : [])]);
+        const response = await this.fetchOnce(spec.path, { method: spec.method, headers, body, signal }, callerSignal);
         if (!response.ok) throw await this.problemOf(response);
         const text = await response.text().catch((error: unknown) => {
           throw NetworkError.from(error, this.baseUrl);
         });
         return JSON.parse(text) as T;
       } catch (error) {
-        if (!spec.retry || !this.retryPolicy.shouldRetry(error, attempt)) throw error;
-        await this.waitBeforeRetry(spec.operation, attempt, error as ProblemError | NetworkError, spec.signal);
+        if (!retry || !this.retryPolicy.shouldRetry(error, attempt)) throw error;
+        await this.waitBeforeRetry(spec.operation, attempt, error as ProblemError | NetworkError, callerSignal, onRetry);
       }
     }
   }
@@ -278,13 +283,21 @@ export class ProcessNotificationsClient {
     return ProblemError.fromResponse(response.status, text, this.retryPolicy.parseRetryAfter(response.headers.get('retry-after')));
   }
 
-  private async waitBeforeRetry(operation: string, attempt: number, error: ProblemError | NetworkError, signal?: AbortSignal): Promise<void> {
+  private async waitBeforeRetry(
+    operation: string,
+    attempt: number,
+    error: ProblemError | NetworkError,
+    signal?: AbortSignal,
+    onRetry?: (notice: RetryNotice) => void,
+  ): Promise<void> {
     const delayMs = this.retryPolicy.delayMs(attempt, error);
     const reason =
       error instanceof ProblemError
         ? `${error.status} ${error.code}${error.cause ? ` (${error.cause})` : ''}: ${error.detail}`
         : error.message;
-    this.options.onRetry?.({ operation, attempt, error, reason, delayMs, nextAttemptAt: new Date(this.retryPolicy.now() + delayMs) });
+    const notice: RetryNotice = { operation, attempt, error, reason, delayMs, nextAttemptAt: new Date(this.retryPolicy.now() + delayMs) };
+    this.options.onRetry?.(notice);
+    onRetry?.(notice);
     await this.retryPolicy.sleep(delayMs, signal);
   }
 }
