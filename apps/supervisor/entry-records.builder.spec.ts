@@ -1,21 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { stateEntry } from '../../test/supervisor/support/state-entry.fixture.js';
 import { EntryRecordsBuilder } from './entry-records.builder.js';
-import type { StateEntry } from './state-entry.interface.js';
 
-function entry(overrides: Partial<StateEntry> = {}): StateEntry {
-  return {
-    version: 1,
-    command_id: randomUUID(),
-    origin_execution_id: randomUUID(),
-    session_id: randomUUID(),
-    loop_id: randomUUID(),
-    process_handle: 'make',
-    event_ids: { started: randomUUID(), stop_requested: randomUUID(), completed: randomUUID(), lost: randomUUID() },
-    created_at: '2026-01-01T00:00:00.000Z',
-    published: [],
-    ...overrides,
-  };
-}
+const entry = stateEntry;
 const STARTED = '2026-01-01T00:00:01.000Z';
 const FINISHED = '2026-01-01T00:00:02.000Z';
 

@@ -5,23 +5,11 @@ import { join } from 'node:path';
 import type { ProcessIdentityValue } from './process-identity.js';
 import { StateDirectoryStore } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
+import { stateEntry } from '../../test/supervisor/support/state-entry.fixture.js';
 
 const SESSION = randomUUID();
 
-function entry(overrides: Partial<StateEntry> = {}): StateEntry {
-  return {
-    version: 1,
-    command_id: randomUUID(),
-    origin_execution_id: randomUUID(),
-    session_id: SESSION,
-    loop_id: randomUUID(),
-    process_handle: 'make',
-    event_ids: { started: randomUUID(), stop_requested: randomUUID(), completed: randomUUID(), lost: randomUUID() },
-    created_at: '2026-01-01T00:00:00.000Z',
-    published: [],
-    ...overrides,
-  };
-}
+const entry = (overrides: Partial<StateEntry> = {}): StateEntry => stateEntry({ session_id: SESSION, ...overrides });
 
 describe('StateDirectoryStore', () => {
   let dir: string;

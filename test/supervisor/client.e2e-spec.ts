@@ -10,6 +10,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
+import { tempDir } from '../durability/support/temp-dir.js';
+import { ADMIN_TOKEN as PROCESS_ADMIN_TOKEN, freePort, ServerProcess } from './support/server-process.js';
 
 // The client against the real server (same module and setup as main.ts, in-memory SQLite).
 
@@ -188,5 +190,33 @@ describe('ProcessNotificationsClient against the real server', () => {
     const next = take(resumed, 2);
     await client.deliverCompletion(sent[2]!);
     expect((await next).map((e) => e.record.idempotency_id)).toEqual([sent[1]!.command_id, sent[2]!.command_id]);
+  });
+
+  it('reconnects the event stream after a server restart and resumes after the last event', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    let server = await ServerProcess.start(dir.file('db'), { port });
+    try {
+      const admin = new ProcessNotificationsClient({ baseUrl: server.url, token: PROCESS_ADMIN_TOKEN, retry: { baseDelayMs: 50, maxDelayMs: 200 } });
+      const session = await admin.createSession();
+      const client = admin.withToken(session.token);
+      const loop = await client.openLoop(session.session_id);
+      const before = completion(session.session_id, loop.loop_id);
+      await client.deliverCompletion(before);
+
+      const events = client.events(session.session_id);
+      expect((await events.next()).value).toMatchObject({ record: { idempotency_id: before.command_id } });
+      // SIGTERM ends open streams; the iterator keeps trying until the server is back.
+      await server.stop();
+      const next = events.next();
+      server = await ServerProcess.start(dir.file('db'), { port });
+      const after = completion(session.session_id, loop.loop_id);
+      await client.deliverCompletion(after);
+      expect((await next).value).toMatchObject({ record: { idempotency_id: after.command_id } });
+      await events.return(undefined);
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
   });
 });
