@@ -221,7 +221,13 @@ export class ProcessNotificationsClient {
         const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
         failures++;
         if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
-        await this.waitBeforeRetry('events', failures, failure, options.signal);
+        try {
+          await this.waitBeforeRetry('events', failures, failure, options.signal);
+        } catch (aborted) {
+          // Aborting ends the iteration quietly, also while it waits to reconnect.
+          if (options.signal?.aborted) return;
+          throw aborted;
+        }
         continue;
       } finally {
         controller.abort();
