@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { TestSession } from './support/api.js';
 import { expectRun } from './support/expect-records.js';
-import { eventually, freePort, ServerProcess } from './support/server-process.js';
+import { eventually, ServerProcess } from './support/server-process.js';
 import { SupervisorProcess } from './support/supervisor-process.js';
 
 /** The state directory's entries as text; whatever is renamed away while reading is skipped. */
@@ -45,8 +45,8 @@ describe('pn-supervise durability', () => {
   };
 
   it('the server is down when the command ends: the command runs, its records are delivered once the server is back', async () => {
-    const port = await freePort();
-    const first = await startServer({ port });
+    const first = await startServer();
+    const port = Number(new URL(first.url).port);
     const session = await TestSession.open(first.url);
     await first.stop();
 
@@ -64,8 +64,8 @@ describe('pn-supervise durability', () => {
   });
 
   it('--quiet silences the retry lines', async () => {
-    const port = await freePort();
-    const first = await startServer({ port });
+    const first = await startServer();
+    const port = Number(new URL(first.url).port);
     const session = await TestSession.open(first.url);
     await first.stop();
     const supervisor = startSupervisor([...session.supervisorArgs, '--quiet', '--state-dir', dir.file('state'), '--', 'true']);

@@ -44,21 +44,25 @@ export class ServerProcess {
     this.exited = new Promise((done) => child.once('exit', () => done()));
   }
 
-  /** Starts it on `port` (a free one when omitted) and resolves once /healthz answers. */
+  /**
+   * Starts it on `port` and resolves once this very process listens (another server that took
+   * the port would answer /healthz too). Without a `port` a free one is picked, and picked again
+   * if someone else bound it first.
+   */
   static async start(databaseFile: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<ServerProcess> {
-    const port = options.port ?? (await freePort());
-    const child = spawn(process.execPath, [SERVER_MAIN], {
-      env: { ...process.env, PORT: String(port), PN_DATABASE_URL: `sqlite:${databaseFile}`, PN_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const server = new ServerProcess(child, `http://127.0.0.1:${port}`);
-    let gone = false;
-    void server.exited.then(() => (gone = true));
-    await eventually(async () => {
-      if (gone) throw new Error(`server exited before it answered: ${server.output}`);
-      return fetch(`${server.url}/healthz`).then((r) => r.ok, () => false);
-    }, 'the server to answer /healthz');
-    return server;
+    for (let attempt = 1; ; attempt++) {
+      const port = options.port ?? (await freePort());
+      const child = spawn(process.execPath, [SERVER_MAIN], {
+        env: { ...process.env, PORT: String(port), PN_DATABASE_URL: `sqlite:${databaseFile}`, PN_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const server = new ServerProcess(child, `http://127.0.0.1:${port}`);
+      let gone = false;
+      void server.exited.then(() => (gone = true));
+      const listening = await eventually(() => (gone ? 'exited' : server.output.includes('Listening on port') && 'listening'), 'the server to listen');
+      if (listening === 'listening') return server;
+      if (options.port !== undefined || attempt === 3) throw new Error(`the server exited before it listened: ${server.output}`);
+    }
   }
 
   /** SIGTERM, and wait for it to exit. */
