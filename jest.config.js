@@ -6,7 +6,7 @@ export default {
   roots: ['<rootDir>/libs', '<rootDir>/src', '<rootDir>/apps', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.int-spec.ts'],
   moduleNameMapper: {
-    '^#process-notifications$': '<rootDir>/libs/process-notifications/src/index.ts',
+    '^nestjs-process-notifications$': '<rootDir>/libs/process-notifications/src/index.ts',
     '^#process-notifications-client$': '<rootDir>/libs/process-notifications-client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

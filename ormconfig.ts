@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from '#process-notifications';
+import { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from 'nestjs-process-notifications';
 
 /**
  * The DataSource for the TypeORM migration CLI, on the same PN_DATABASE_URL as the server:

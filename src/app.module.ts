@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { ProcessNotificationsModule } from '#process-notifications';
+import { ProcessNotificationsModule } from 'nestjs-process-notifications';
 import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
 import { HealthController } from './health/health.controller.js';
 import { BearerAuthGuard } from './http/bearer-auth.guard.js';
@@ -20,7 +20,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ProcessNotificationsModule.forRoot({ databaseUrl: config.databaseUrl, loopCapacity: config.loopCapacity }),
+        ProcessNotificationsModule.forRoot({
+          databaseUrl: config.databaseUrl,
+          loopCapacity: config.loopCapacity,
+          maxLoopsPerSession: config.maxLoopsPerSession,
+          journalTimeoutMs: config.journalTimeoutMs,
+        }),
       ],
       controllers: [
         SessionsController,

@@ -8,7 +8,7 @@ import {
   ProcessNotificationsModule,
   ProcessNotificationsService,
   type ProcessNotificationsModuleOptions,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 import { firstValueFrom, Subject } from 'rxjs';
 import { notification } from './support/test-app.js';
 
@@ -58,12 +58,12 @@ describe('embedding the module in a host application', () => {
 
       const n = notification(sessionId, loop.loopId);
       const heard = firstValueFrom(accepted);
-      await service.notifyProcessCompletion(n, sessionId);
+      await service.notifyProcessCompletion(sessionId, n);
       expect((await heard).notification).toMatchObject({ commandId: n.command_id, sequence: 1 });
 
       // An instance of the exported DTO class is accepted like a plain object.
       const typed = plainToInstance(ProcessCompletionNotificationDto, notification(sessionId, loop.loopId));
-      await expect(service.deliverProcessCompletion(typed)).resolves.toMatchObject({ disposition: 'accepted', sequence: 2 });
+      await expect(service.notifyProcessCompletion(sessionId, typed)).resolves.toMatchObject({ disposition: 'accepted', sequence: 2 });
     } finally {
       await moduleRef.close();
     }

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import type { ServerConfig } from '../../src/config/server-config.js';
+import { serverConfigFromEnv, type ServerConfig } from '../../src/config/server-config.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
 import { benchNotification } from './notification-fixture.js';
 import { startServerWorker } from './server-worker.js';
@@ -109,6 +109,7 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
       const file = database === 'file' ? tempDatabase('http.db') : undefined;
       const adminToken = randomBytes(32).toString('base64url');
       const config: ServerConfig = {
+        ...serverConfigFromEnv({}),
         port: 0,
         databaseUrl: file ? `sqlite:${file.path}` : 'sqlite::memory:',
         adminToken,

@@ -45,7 +45,7 @@ export function lifecyclePublishRows({ items, warmup }: LifecyclePublishOptions)
         const { sessionId } = await service.openSession();
         const { loopId } = await service.openLoop(sessionId);
         const publish = async (record: Record<string, unknown>) => {
-          const { appended } = await service.publishProcessLifecycle(record);
+          const { appended } = await service.publishProcessLifecycle(record.session_id as string, record);
           if (!appended) throw new Error(`lifecycle record ${String(record.event_id)} was not appended`);
         };
         const warm = completedRecords(sessionId, loopId, warmup);

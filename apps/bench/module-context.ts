@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { ProcessNotificationsModule, ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsModule, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { tempDatabase } from './temp-database.js';
 
 /**

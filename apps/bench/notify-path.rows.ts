@@ -30,9 +30,9 @@ export function notifyPathRows({ items, warmup }: NotifyPathOptions): BenchRow[]
         const { sessionId } = await service.openSession();
         const { loopId } = await service.openLoop(sessionId);
         const warm = notifications(sessionId, loopId, warmup);
-        await measure(warmup, concurrency, (i) => service.deliverProcessCompletion(warm[i]));
+        await measure(warmup, concurrency, (i) => service.notifyProcessCompletion(warm[i].session_id as string, warm[i]));
         const timed = notifications(sessionId, loopId, items);
-        return measure(items, concurrency, (i) => service.deliverProcessCompletion(timed[i]));
+        return measure(items, concurrency, (i) => service.notifyProcessCompletion(timed[i].session_id as string, timed[i]));
       }),
   });
   return [row('memory', 1), row('memory', 64), row('file', 1), row('file', 64)];

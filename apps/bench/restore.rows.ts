@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { ProcessNotificationsModule, ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsModule, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { performance } from 'node:perf_hooks';
 import { writeBulkJournal } from './bulk-journal.js';
 import type { RestoreResult, RestoreRow } from './restore-row.interface.js';

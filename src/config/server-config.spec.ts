@@ -9,14 +9,35 @@ describe('serverConfigFromEnv', () => {
       adminToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       adminTokenGenerated: true,
       loopCapacity: 64,
+      maxLoopsPerSession: 1000,
+      maxStreamsPerSession: 16,
+      journalTimeoutMs: 5000,
     });
     expect(serverConfigFromEnv({}).adminToken).not.toBe(config.adminToken);
   });
 
-  it('reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN and PN_LOOP_CAPACITY; empty means unset', () => {
+  it('reads every setting; empty means unset', () => {
+    const adminToken = 'a'.repeat(32);
     expect(
-      serverConfigFromEnv({ PORT: '8080', PN_DATABASE_URL: 'sqlite::memory:', PN_ADMIN_TOKEN: 'secret', PN_LOOP_CAPACITY: '5' }),
-    ).toEqual({ port: 8080, databaseUrl: 'sqlite::memory:', adminToken: 'secret', adminTokenGenerated: false, loopCapacity: 5 });
+      serverConfigFromEnv({
+        PORT: '8080',
+        PN_DATABASE_URL: 'sqlite::memory:',
+        PN_ADMIN_TOKEN: adminToken,
+        PN_LOOP_CAPACITY: '5',
+        PN_MAX_LOOPS_PER_SESSION: '7',
+        PN_MAX_STREAMS_PER_SESSION: '2',
+        PN_JOURNAL_TIMEOUT_MS: '1500',
+      }),
+    ).toEqual({
+      port: 8080,
+      databaseUrl: 'sqlite::memory:',
+      adminToken,
+      adminTokenGenerated: false,
+      loopCapacity: 5,
+      maxLoopsPerSession: 7,
+      maxStreamsPerSession: 2,
+      journalTimeoutMs: 1500,
+    });
     expect(serverConfigFromEnv({ PORT: '', PN_DATABASE_URL: '', PN_ADMIN_TOKEN: '', PN_LOOP_CAPACITY: '' })).toMatchObject({
       port: 3000,
       databaseUrl: 'sqlite:./data/process-notifications.db',
@@ -32,6 +53,12 @@ describe('serverConfigFromEnv', () => {
     ['PN_LOOP_CAPACITY', '0'],
     ['PN_LOOP_CAPACITY', '1.5'],
     ['PN_LOOP_CAPACITY', 'many'],
+    ['PN_MAX_LOOPS_PER_SESSION', '0'],
+    ['PN_MAX_STREAMS_PER_SESSION', 'x'],
+    ['PN_JOURNAL_TIMEOUT_MS', '5s'],
+    ['PN_ADMIN_TOKEN', 'short-secret'],
+    ['PN_ADMIN_TOKEN', `${'a'.repeat(32)} b`],
+    ['PN_ADMIN_TOKEN', ` ${'a'.repeat(40)}`],
   ])('refuses %s=%s', (name, value) => {
     expect(() => serverConfigFromEnv({ [name]: value })).toThrow(name);
   });

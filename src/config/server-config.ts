@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_URL, DEFAULT_LOOP_CAPACITY } from '#process-notifications';
+import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION } from 'nestjs-process-notifications';
 import { randomBytes } from 'node:crypto';
 
 /** Injection token of the {@link ServerConfig}. */
@@ -16,7 +16,19 @@ export interface ServerConfig {
   readonly adminTokenGenerated: boolean;
   /** @default 64 */
   readonly loopCapacity: number;
+  /** @default 1000 */
+  readonly maxLoopsPerSession: number;
+  /** Open event streams one session may have at once. @default 16 */
+  readonly maxStreamsPerSession: number;
+  /** Deadline of one journal call; a database that does not answer in time answers 503. @default 5000 */
+  readonly journalTimeoutMs: number;
 }
+
+/** Open event streams one session may have at once, unless PN_MAX_STREAMS_PER_SESSION says otherwise. */
+export const DEFAULT_MAX_STREAMS_PER_SESSION = 16;
+
+// Shortest admin token accepted: about 192 bits in base64.
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
@@ -28,17 +40,31 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+function adminTokenOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PN_ADMIN_TOKEN;
+  if (!raw) return undefined;
+  if (/\s/.test(raw)) throw new Error('PN_ADMIN_TOKEN must not contain whitespace');
+  if (raw.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(`PN_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters, got ${raw.length}`);
+  }
+  return raw;
+}
+
 /**
- * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN and PN_LOOP_CAPACITY; empty means unset.
- * Throws on a value that is not usable, so a misconfigured server never starts.
+ * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN, PN_LOOP_CAPACITY, PN_MAX_LOOPS_PER_SESSION,
+ * PN_MAX_STREAMS_PER_SESSION and PN_JOURNAL_TIMEOUT_MS; empty means unset. Throws, with one
+ * line naming the setting, on a value that is not usable, so a misconfigured server never starts.
  */
 export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const adminToken = env.PN_ADMIN_TOKEN?.trim();
+  const adminToken = adminTokenOf(env);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: env.PN_DATABASE_URL?.trim() || DEFAULT_DATABASE_URL,
-    adminToken: adminToken || randomBytes(32).toString('base64url'),
+    adminToken: adminToken ?? randomBytes(32).toString('base64url'),
     adminTokenGenerated: !adminToken,
     loopCapacity: integer(env, 'PN_LOOP_CAPACITY', DEFAULT_LOOP_CAPACITY, 1, 1_000_000),
+    maxLoopsPerSession: integer(env, 'PN_MAX_LOOPS_PER_SESSION', DEFAULT_MAX_LOOPS_PER_SESSION, 1, 1_000_000),
+    maxStreamsPerSession: integer(env, 'PN_MAX_STREAMS_PER_SESSION', DEFAULT_MAX_STREAMS_PER_SESSION, 1, 10_000),
+    journalTimeoutMs: integer(env, 'PN_JOURNAL_TIMEOUT_MS', DEFAULT_JOURNAL_TIMEOUT_MS, 100, 600_000),
   };
 }

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { JournalUnavailableError, ProcessNotificationsService } from '#process-notifications';
+import { JournalUnavailableError, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { Public } from '../http/public.decorator.js';
 import { ProblemDto } from '../http/problem.dto.js';
 

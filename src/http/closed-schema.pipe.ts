@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { validateInput, type InputSchema } from '#process-notifications';
+import { validateInput, type InputSchema } from 'nestjs-process-notifications';
 import type { ClassConstructor } from 'class-transformer';
 
 /**

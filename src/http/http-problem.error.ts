@@ -5,7 +5,8 @@ export type HttpProblemCode =
   | 'forbidden'
   | 'not_found'
   | 'payload_too_large'
-  | 'unsupported_media_type';
+  | 'unsupported_media_type'
+  | 'stream_limit_reached';
 
 /**
  * A request the HTTP layer refuses before the library sees it (authentication, body parsing).

@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { ValidationError } from '#process-notifications';
+import { ValidationError } from 'nestjs-process-notifications';
 
 /**
  * A decimal integer from a query parameter or header, within bounds; absent is the default.

@@ -5,7 +5,8 @@ import {
   JournalUnavailableError,
   ProcessNotificationsError,
   ValidationError,
-} from '#process-notifications';
+  type StopCause,
+} from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
 import { HttpProblemError } from './http-problem.error.js';
 
@@ -21,16 +22,27 @@ const PROBLEM_TYPES: Readonly<Record<string, { readonly status: number; readonly
   not_found: { status: 404, title: 'Not found' },
   unsupported_engine: { status: 409, title: 'Unsupported engine' },
   already_exists: { status: 409, title: 'Already exists' },
+  loop_limit_reached: { status: 409, title: 'Loop limit reached' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_collision: { status: 422, title: 'Idempotency collision' },
+  stream_limit_reached: { status: 429, title: 'Too many event streams' },
   internal_error: { status: 500, title: 'Internal server error' },
   delivery_stopped: { status: 503, title: 'Delivery stopped' },
   journal_unavailable: { status: 503, title: 'Journal unavailable' },
 };
 
-/** Seconds a client should wait before retrying after `delivery_stopped`. */
-const RETRY_AFTER_SECONDS = '1';
+/**
+ * Seconds a client should wait before retrying, by what it waits for: a full pending set frees
+ * room as soon as the loop consumes, a journal outage is usually short, and a stopped loop does
+ * not come back (the answer is final; a client that retries anyway should not hammer it).
+ */
+const RETRY_AFTER_SECONDS: Readonly<Record<StopCause | 'journal_unavailable', string>> = {
+  inbox_full: '1',
+  misrouted: '5',
+  loop_stopped: '60',
+  journal_unavailable: '1',
+};
 
 interface Problem {
   type: string;
@@ -74,8 +86,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private toProblem(exception: unknown, headers: Record<string, string>): Problem {
     if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
       if (exception instanceof JournalUnavailableError) {
-        this.logger.error(exception.message, exception.stack);
-        return problem(exception.code, 'The journal is unavailable; nothing was written or dispatched.');
+        // Logged once per outage by the journal writer, not once per request.
+        headers['Retry-After'] = RETRY_AFTER_SECONDS.journal_unavailable;
+        return problem(exception.code, 'The journal is unavailable; nothing was dispatched. Retry with the same body.');
       }
       const body = problem(exception.code, exception.message);
       if (exception.disposition) body.disposition = exception.disposition;
@@ -84,13 +97,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (exception instanceof DeliveryStoppedError) {
         body.cause = exception.stopCause;
         body.loop_id = exception.loopId;
-        headers['Retry-After'] = RETRY_AFTER_SECONDS;
+        headers['Retry-After'] = RETRY_AFTER_SECONDS[exception.stopCause];
         if (!exception.appended) headers['Idempotent-Replayed'] = 'true';
       }
       return body;
     }
     if (exception instanceof HttpProblemError) {
       if (exception.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
+      if (exception.code === 'stream_limit_reached') headers['Retry-After'] = '1';
       return problem(exception.code, exception.message);
     }
     // Express could not percent-decode a path parameter (Nest wraps its URIError).

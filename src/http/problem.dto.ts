@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { STOP_CAUSES } from '#process-notifications';
+import { STOP_CAUSES } from 'nestjs-process-notifications';
 
 /** An RFC 9457 problem document (`application/problem+json`). */
 export class ProblemDto {

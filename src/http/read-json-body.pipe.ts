@@ -34,10 +34,12 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
         chunks.push(chunk);
       }
     });
+    // A client that aborts its upload is a bad request, not a server error: no stack trace.
+    const endedEarly = () => reject(new HttpProblemError('invalid_json', 'The body ended early.'));
     request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
+    request.on('error', endedEarly);
     request.on('close', () => {
-      if (!request.readableEnded) reject(new HttpProblemError('invalid_json', 'The body ended early.'));
+      if (!request.readableEnded) endedEarly();
     });
   });
 }

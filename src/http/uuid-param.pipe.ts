@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { requireCanonicalUuid } from '#process-notifications';
+import { requireCanonicalUuid } from 'nestjs-process-notifications';
 
 /**
  * A UUID path parameter, checked by the library's own rule (canonical, not nil, any case) and

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
 import { ApiDefaultResponse, ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { map, type Observable } from 'rxjs';
 import { IntegerPipe } from '../http/integer.pipe.js';
 import { RequestHeader } from '../http/request-header.decorator.js';

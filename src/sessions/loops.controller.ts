@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { ProblemDto } from '../http/problem.dto.js';

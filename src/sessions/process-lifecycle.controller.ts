@@ -1,8 +1,9 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
 import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessLifecycleRecordDto, ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
@@ -15,7 +16,7 @@ export class ProcessLifecycleController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
-  @ApiBody({ type: ProcessLifecycleRecordDto })
+  @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
   @ApiCreatedResponse({ type: LifecyclePublicationDto, description: 'Journaled and published.' })
   @ApiOkResponse({ type: LifecyclePublicationDto, description: 'Identical retry: nothing new was written.' })
   async publish(
@@ -23,7 +24,7 @@ export class ProcessLifecycleController {
     @JsonBody() record: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<LifecyclePublicationDto> {
-    const publication = await this.service.publishProcessLifecycle(record, sessionId);
+    const publication = await this.service.publishProcessLifecycle(sessionId, record);
     if (!publication.appended) {
       response.statusCode = 200;
       response.setHeader('Idempotent-Replayed', 'true');

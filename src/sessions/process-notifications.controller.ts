@@ -1,9 +1,10 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiDefaultResponse, ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessCompletionNotificationDto, ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { ServerResponse } from 'node:http';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../http/openapi-schemas.js';
 import { ProblemDto } from '../http/problem.dto.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { ConsumptionDto } from './dto/consumption.dto.js';
@@ -20,7 +21,7 @@ export class ProcessNotificationsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post('process-completions')
-  @ApiBody({ type: ProcessCompletionNotificationDto })
+  @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
   @ApiAcceptedResponse({ type: ProcessCompletionDeliveryDto, description: 'Accepted by the loop.' })
   @ApiOkResponse({ type: ProcessCompletionDeliveryDto, description: 'Duplicate: the loop already had it.' })
   async notify(
@@ -28,7 +29,7 @@ export class ProcessNotificationsController {
     @JsonBody() notification: unknown,
     @Res({ passthrough: true }) response: ServerResponse,
   ): Promise<ProcessCompletionDeliveryDto> {
-    const delivery = await this.service.deliverProcessCompletion(notification, sessionId);
+    const delivery = await this.service.notifyProcessCompletion(sessionId, notification);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
     if (!delivery.appended) response.setHeader('Idempotent-Replayed', 'true');
     return ProcessCompletionDeliveryDto.from(delivery);

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiDefaultResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { AdminOnly } from '../http/admin-only.decorator.js';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';

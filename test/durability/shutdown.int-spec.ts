@@ -1,4 +1,4 @@
-import { DeliveryStoppedError } from '#process-notifications';
+import { DeliveryStoppedError } from 'nestjs-process-notifications';
 import { EventBus } from '@nestjs/cqrs';
 import { firstValueFrom } from 'rxjs';
 import { createTestApp, notification } from '../support/test-app.js';
@@ -18,7 +18,7 @@ describe('a delivery in flight while the module shuts down', () => {
     first.moduleRef.get(EventBus).onModuleDestroy();
     const n = notification(sessionId, loopId);
     const journaled = firstValueFrom(first.service.records$);
-    const delivery = first.service.deliverProcessCompletion(n);
+    const delivery = first.service.notifyProcessCompletion(n.session_id as string, n);
     await journaled;
     await first.close();
     const error = await delivery.catch((e: unknown) => e);
@@ -29,7 +29,7 @@ describe('a delivery in flight while the module shuts down', () => {
     try {
       expect(second.service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
       // The supervisor retries after `stopped`: a duplicate, nothing written.
-      await expect(second.service.deliverProcessCompletion(n)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+      await expect(second.service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
     } finally {
       await second.close();
     }

@@ -1,4 +1,4 @@
-import { ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';

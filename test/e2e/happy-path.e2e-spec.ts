@@ -96,12 +96,13 @@ describe('REST API v1: the happy path', () => {
     expect(journal.body.records).toEqual([expect.objectContaining({ sequence: 1, kind: 'started', idempotency_id: record.event_id })]);
   });
 
-  it('stops a loop: later deliveries answer 503 delivery_stopped with Retry-After', async () => {
+  it('stops a loop: later deliveries answer 503 delivery_stopped, final, with a long Retry-After', async () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     const stopped = await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/stop`).set(bearer(token)).expect(200);
     expect(stopped.body).toEqual({ loop_id: loopId, engine: 'native', state: 'stopped', capacity: 64, pending: 0 });
     const response = await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(notification(sessionId, loopId)).expect(503);
-    expect(response.headers['retry-after']).toBe('1');
+    // A stopped loop does not come back: a client that obeys the header must not retry every second.
+    expect(response.headers['retry-after']).toBe('60');
     expect(response.body).toMatchObject({ code: 'delivery_stopped', disposition: 'stopped', cause: 'loop_stopped', loop_id: loopId });
   });
 
@@ -121,6 +122,7 @@ describe('REST API v1: the happy path', () => {
         '/healthz',
       ]),
     );
-    expect(doc.body.components.schemas.ProcessCompletionNotificationDto.properties).toHaveProperty('command_id');
+    const body = doc.body.paths['/v1/sessions/{sid}/process-completions'].post.requestBody.content['application/json'].schema;
+    expect(body).toMatchObject({ additionalProperties: false, properties: { command_id: { type: 'string', format: 'uuid' } } });
   });
 });

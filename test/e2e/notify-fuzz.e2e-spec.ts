@@ -1,4 +1,4 @@
-import { PROCESS_STATES, TERMINAL_PAIRS, TERMINAL_REASONS } from '#process-notifications';
+import { PROCESS_STATES, TERMINAL_PAIRS, TERMINAL_REASONS } from 'nestjs-process-notifications';
 import fc from 'fast-check';
 import { bearer, createHttpTestApp, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
 

@@ -19,7 +19,7 @@ import {
   type JournalRecordView,
   type LifecycleKind,
   type ProcessLifecycleEvent,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 
 const LIFECYCLE_EVENTS = [ProcessStartedEvent, ProcessBackgroundedEvent, ProcessCompletedEvent, ProcessStopRequestedEvent, ProcessLostEvent];
 
@@ -112,7 +112,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     ] as const;
     for (const [kind] of expected) {
       const record = lifecycleRecord(sessionId, kind);
-      await expect(service.publishProcessLifecycle(record)).resolves.toEqual({ eventId: record.event_id, sequence: expect.any(Number), appended: true });
+      await expect(service.publishProcessLifecycle(record.session_id as string, record)).resolves.toEqual({ eventId: record.event_id, sequence: expect.any(Number), appended: true });
     }
     subscription.unsubscribe();
     probe.unsubscribe();
@@ -134,14 +134,14 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
 
   it('an identical retry succeeds with appended false: one record, one event (also with upper-case UUIDs)', async () => {
     const record = lifecycleRecord(sessionId, 'completed');
-    const first = await service.publishProcessLifecycle(record);
+    const first = await service.publishProcessLifecycle(record.session_id as string, record);
     const upper = Object.fromEntries(
       Object.entries(record).map(([key, value]) => [key, key.endsWith('_id') ? (value as string).toUpperCase() : value]),
     );
     const retries = [
-      await service.publishProcessLifecycle(record),
-      await service.publishProcessLifecycle({ ...record }, sessionId.toUpperCase()),
-      await service.publishProcessLifecycle(upper),
+      await service.publishProcessLifecycle(record.session_id as string, record),
+      await service.publishProcessLifecycle(sessionId.toUpperCase(), { ...record }),
+      await service.publishProcessLifecycle(upper.session_id as string, upper),
     ];
 
     expect(first.appended).toBe(true);
@@ -153,7 +153,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
 
   it('a different record under the same event_id is a collision: nothing written, no event', async () => {
     const record = lifecycleRecord(sessionId, 'completed');
-    const { sequence } = await service.publishProcessLifecycle(record);
+    const { sequence } = await service.publishProcessLifecycle(record.session_id as string, record);
     events.length = 0;
 
     for (const changed of [
@@ -161,7 +161,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
       { ...record, process_finished_at: '2026-11-01T10:01:00.000Z' },
       lifecycleRecord(sessionId, 'lost', { event_id: record.event_id }),
     ]) {
-      const publication = service.publishProcessLifecycle(changed);
+      const publication = service.publishProcessLifecycle(changed.session_id as string, changed);
       await expect(publication).rejects.toThrow(IdempotencyCollisionError);
       await expect(publication).rejects.toMatchObject({
         code: 'idempotency_collision',
@@ -183,7 +183,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     const unparseable = { ...lifecycleRecord('not-a-uuid', 'started'), kind: 'exploded' };
 
     for (const record of [foreign, malformed, unparseable] as Record<string, unknown>[]) {
-      const publication = service.publishProcessLifecycle(record, sessionId);
+      const publication = service.publishProcessLifecycle(sessionId, record);
       await expect(publication).rejects.toThrow(OwnerMismatchError);
       await expect(publication).rejects.toMatchObject({ code: 'owner_mismatch', wanted: sessionId, got: (record.session_id as string).toLowerCase() });
     }
@@ -194,19 +194,19 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
 
   it('validates only after the owner check passes', async () => {
     const noSession = { ...lifecycleRecord(sessionId, 'started'), session_id: 42, command: 'ls' };
-    await expect(service.publishProcessLifecycle(noSession, sessionId)).rejects.toMatchObject({ field: 'command' });
+    await expect(service.publishProcessLifecycle(sessionId, noSession)).rejects.toMatchObject({ field: 'command' });
     const wrongType = { ...lifecycleRecord(sessionId, 'started'), session_id: 42 };
-    await expect(service.publishProcessLifecycle(wrongType, sessionId)).rejects.toMatchObject({ field: 'session_id' });
+    await expect(service.publishProcessLifecycle(sessionId, wrongType)).rejects.toMatchObject({ field: 'session_id' });
     const bad = lifecycleRecord(sessionId.toUpperCase(), 'started', { process_started_at: '2026-11-01 10:00:01Z' });
-    await expect(service.publishProcessLifecycle(bad, sessionId)).rejects.toThrow(ValidationError);
+    await expect(service.publishProcessLifecycle(sessionId, bad)).rejects.toThrow(ValidationError);
     expect(await journal()).toEqual([]);
     expect(events).toEqual([]);
   });
 
   it('needs an open session but not an open loop', async () => {
     const stranger = randomUUID();
-    await expect(service.publishProcessLifecycle(lifecycleRecord(stranger, 'started'))).rejects.toThrow(SessionNotFoundError);
-    await expect(service.publishProcessLifecycle(lifecycleRecord(sessionId, 'started'))).resolves.toMatchObject({ appended: true });
+    await expect(service.publishProcessLifecycle(stranger, lifecycleRecord(stranger, 'started'))).rejects.toThrow(SessionNotFoundError);
+    await expect(service.publishProcessLifecycle(sessionId, lifecycleRecord(sessionId, 'started'))).resolves.toMatchObject({ appended: true });
     expect(events).toHaveLength(1);
   });
 
@@ -216,7 +216,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
       `CREATE TRIGGER refuse_lifecycle BEFORE INSERT ON pn_journal WHEN NEW.kind = 'completed' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`,
     );
     const record = lifecycleRecord(sessionId, 'completed');
-    const publication = service.publishProcessLifecycle(record);
+    const publication = service.publishProcessLifecycle(record.session_id as string, record);
     await expect(publication).rejects.toThrow(JournalUnavailableError);
     await expect(publication).rejects.toMatchObject({ code: 'journal_unavailable' });
     expect(await journal()).toEqual([]);
@@ -224,14 +224,14 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     expect(completed.seen).toEqual([]);
 
     await dataSource.query('DROP TRIGGER refuse_lifecycle');
-    await expect(service.publishProcessLifecycle(record)).resolves.toMatchObject({ appended: true });
+    await expect(service.publishProcessLifecycle(record.session_id as string, record)).resolves.toMatchObject({ appended: true });
     expect(await journal()).toHaveLength(1);
     expect(completed.seen).toHaveLength(1);
   });
 
   it('50 concurrent identical publishes write one record and emit one event', async () => {
     const record = lifecycleRecord(sessionId, 'completed');
-    const results = await Promise.all(Array.from({ length: 50 }, () => service.publishProcessLifecycle({ ...record })));
+    const results = await Promise.all(Array.from({ length: 50 }, () => service.publishProcessLifecycle(record.session_id as string, { ...record })));
 
     expect(results.filter((result) => result.appended)).toHaveLength(1);
     expect(new Set(results.map((result) => result.sequence)).size).toBe(1);
@@ -254,7 +254,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     });
     // Keys sent in reverse order: the journal keeps the contract's order, not the sender's.
     const reversed = Object.fromEntries(Object.entries(record).reverse());
-    await service.publishProcessLifecycle(reversed);
+    await service.publishProcessLifecycle(reversed.session_id as string, reversed);
 
     const [entry] = await journal();
     expect(entry).toMatchObject({ kind: 'completed', loopId: ids.loop_id, idempotencyId: ids.event_id, causeCommandId: null });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ValidationError, type ProcessNotificationsService } from '#process-notifications';
+import { ValidationError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { createTestApp } from '../support/test-app.js';
 
 interface Vector {
@@ -29,7 +29,7 @@ describe('lifecycle validation vectors (through the real module)', () => {
   });
 
   it.each(vectors.map((vector) => [vector.name, vector] as const))('%s', async (_name, { input, field }) => {
-    const publication = service.publishProcessLifecycle(input, sessionId);
+    const publication = service.publishProcessLifecycle(sessionId, input);
     if (field === null) {
       await expect(publication).resolves.toMatchObject({ eventId: input.event_id, appended: true });
     } else {

@@ -2,7 +2,7 @@ import {
   JournalUnavailableError,
   type JournalRecordView,
   type ProcessNotificationsService,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
 import { createTestApp, notification } from '../support/test-app.js';
@@ -30,7 +30,7 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
     const recorder = recordEvents(moduleRef);
     const committed: JournalRecordView[] = [];
     const subscription = service.records$.subscribe((record) => committed.push(record));
-    const error: unknown = await service.deliverProcessCompletion(n).then(
+    const error: unknown = await service.notifyProcessCompletion(n.session_id as string, n).then(
       () => undefined,
       (rejection: unknown) => rejection,
     );
@@ -64,7 +64,7 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
     await expectUnavailableAndNothingDispatched(n);
     await dataSource.query('ALTER TABLE pn_journal_away RENAME TO pn_journal');
 
-    await expect(service.deliverProcessCompletion(n)).resolves.toMatchObject({ disposition: 'accepted', appended: true });
+    await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'accepted', appended: true });
     expect(service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
     expect(await service.readJournal(sessionId)).toHaveLength(1);
   });

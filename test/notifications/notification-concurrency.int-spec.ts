@@ -1,4 +1,4 @@
-import type { NotificationDelivery, ProcessNotificationsService } from '#process-notifications';
+import type { NotificationDelivery, ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
 import { createTestApp, notification } from '../support/test-app.js';
@@ -34,7 +34,7 @@ describe('concurrent deliveries (in-memory SQLite)', () => {
       Array.from({ length: CALLERS }, async (_, caller) => {
         for (let i = caller; i < TOTAL; i += CALLERS) {
           try {
-            deliveries.push(await service.deliverProcessCompletion(sent[i]));
+            deliveries.push(await service.notifyProcessCompletion(sent[i].session_id as string, sent[i]));
           } catch (error) {
             failures.push(error);
           }
@@ -72,7 +72,7 @@ describe('concurrent deliveries (in-memory SQLite)', () => {
     const distinctCalls = distinct.map((input) => ({ kind: 'distinct', input }));
     // Round-robin the three kinds so they share batches.
     const calls = distinctCalls.flatMap((call, i) => [call, identicalCalls[i], contestedCalls[i]].filter((c) => c !== undefined));
-    const results = await Promise.allSettled(calls.map((call) => service.deliverProcessCompletion(call.input)));
+    const results = await Promise.allSettled(calls.map((call) => service.notifyProcessCompletion(sessionId, call.input)));
     const outcome = (kind: string) =>
       results
         .filter((_, i) => calls[i]!.kind === kind)

@@ -7,7 +7,7 @@ import {
   SessionNotFoundError,
   UnsupportedEngineError,
   type ProcessNotificationsService,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -45,7 +45,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
   it('accepts a new notification: journaled, in the pending set, one accepted event', async () => {
     const n = notification(sessionId, loopId, { state: 'killed', reason: 'runner_shutdown' });
     const recorder = recordEvents(moduleRef);
-    const delivery = await service.deliverProcessCompletion(n);
+    const delivery = await service.notifyProcessCompletion(n.session_id as string, n);
     recorder.stop();
     expect(delivery).toEqual({ disposition: 'accepted', commandId: n.command_id, sequence: expect.any(Number), appended: true });
     expect(service.pendingNotifications(sessionId, loopId)).toEqual([
@@ -68,18 +68,24 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     expect(accepted).toEqual([new ProcessNotificationAcceptedEvent(service.pendingNotifications(sessionId, loopId)[0]!)]);
   });
 
-  it('resolves notifyProcessCompletion on success and rejects it with the typed error otherwise', async () => {
-    await expect(service.notifyProcessCompletion(notification(sessionId, loopId))).resolves.toBeUndefined();
-    await expect(service.notifyProcessCompletion(notification(sessionId, randomUUID()))).rejects.toBeInstanceOf(LoopNotFoundError);
+  it('resolves notifyProcessCompletion with the delivery on success and rejects it with the typed error otherwise', async () => {
+    const n = notification(sessionId, loopId);
+    await expect(service.notifyProcessCompletion(sessionId, n)).resolves.toEqual({
+      disposition: 'accepted',
+      commandId: n.command_id,
+      sequence: 1,
+      appended: true,
+    });
+    await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, randomUUID()))).rejects.toBeInstanceOf(LoopNotFoundError);
   });
 
   describe('live duplicate', () => {
     it('answers duplicate to an identical second call: appended false, same sequence, nothing new', async () => {
       const n = notification(sessionId, loopId);
-      const first = await service.deliverProcessCompletion(n);
+      const first = await service.notifyProcessCompletion(n.session_id as string, n);
       const counts = await journalCounts(dataSource);
       const recorder = recordEvents(moduleRef);
-      const second = await service.deliverProcessCompletion({ ...n });
+      const second = await service.notifyProcessCompletion(n.session_id as string, { ...n });
       recorder.stop();
       expect(second).toEqual({ disposition: 'duplicate', commandId: n.command_id, sequence: first.sequence, appended: false });
       expect(await journalCounts(dataSource)).toEqual(counts);
@@ -95,12 +101,12 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       ['another reason', { state: 'terminated', reason: 'output_limit' }],
     ])('rejects the same command_id with %s: collision, original sequence, nothing dispatched', async (_label, overrides) => {
       const n = notification(sessionId, loopId, { state: 'terminated', reason: 'terminated' });
-      const first = await service.deliverProcessCompletion(n);
+      const first = await service.notifyProcessCompletion(n.session_id as string, n);
       const counts = await journalCounts(dataSource);
       const pendingBefore = service.pendingNotifications(sessionId, loopId);
       const recorder = recordEvents(moduleRef);
 
-      const error = await rejection(service.deliverProcessCompletion({ ...n, ...overrides }));
+      const error = await rejection(service.notifyProcessCompletion(n.session_id as string, { ...n, ...overrides }));
       recorder.stop();
       expect(error).toBeInstanceOf(IdempotencyCollisionError);
       expect(error).toMatchObject({
@@ -118,8 +124,8 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     it('is a collision when the same command_id names another loop of the session; neither loop changes', async () => {
       const other = await service.openLoop(sessionId);
       const n = notification(sessionId, loopId);
-      const first = await service.deliverProcessCompletion(n);
-      await expect(service.deliverProcessCompletion({ ...n, loop_id: other.loopId })).rejects.toMatchObject({
+      const first = await service.notifyProcessCompletion(n.session_id as string, n);
+      await expect(service.notifyProcessCompletion(n.session_id as string, { ...n, loop_id: other.loopId })).rejects.toMatchObject({
         disposition: 'collision',
         sequence: first.sequence,
       });
@@ -130,19 +136,19 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     it('is still a collision after the first delivery was stopped (never dispatched)', async () => {
       await service.stopLoop(sessionId, loopId);
       const n = notification(sessionId, loopId);
-      await expect(service.deliverProcessCompletion(n)).rejects.toBeInstanceOf(DeliveryStoppedError);
-      await expect(service.deliverProcessCompletion({ ...n, process_handle: 'changed' })).rejects.toBeInstanceOf(
+      await expect(service.notifyProcessCompletion(n.session_id as string, n)).rejects.toBeInstanceOf(DeliveryStoppedError);
+      await expect(service.notifyProcessCompletion(n.session_id as string, { ...n, process_handle: 'changed' })).rejects.toBeInstanceOf(
         IdempotencyCollisionError,
       );
     });
 
     it('keys idempotency per session: the same command_id in another session is its own notification', async () => {
       const n = notification(sessionId, loopId);
-      await service.deliverProcessCompletion(n);
+      await service.notifyProcessCompletion(n.session_id as string, n);
       const { sessionId: otherSession } = await service.openSession();
       const { loopId: otherLoop } = await service.openLoop(otherSession);
       await expect(
-        service.deliverProcessCompletion({ ...n, session_id: otherSession, loop_id: otherLoop }),
+        service.notifyProcessCompletion(otherSession, { ...n, session_id: otherSession, loop_id: otherLoop }),
       ).resolves.toMatchObject({ disposition: 'accepted', appended: true });
     });
   });
@@ -153,12 +159,12 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       const capacity = 3;
       await start(capacity);
       const filled = Array.from({ length: capacity }, () => notification(sessionId, loopId));
-      for (const n of filled) await expect(service.deliverProcessCompletion(n)).resolves.toMatchObject({ disposition: 'accepted' });
+      for (const n of filled) await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'accepted' });
 
       const overflow = notification(sessionId, loopId);
       const recorder = recordEvents(moduleRef);
       for (let attempt = 0; attempt < 2; attempt++) {
-        const error = await rejection(service.deliverProcessCompletion(overflow));
+        const error = await rejection(service.notifyProcessCompletion(overflow.session_id as string, overflow));
         expect(error).toBeInstanceOf(DeliveryStoppedError);
         expect(error).toMatchObject({ code: 'delivery_stopped', disposition: 'stopped', stopCause: 'inbox_full', loopId });
       }
@@ -167,7 +173,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       expect(pendingIds()).toEqual(filled.map((n) => n.command_id));
       expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
       // Already-held ids still answer duplicate when the set is full.
-      await expect(service.deliverProcessCompletion(filled[0]!)).resolves.toMatchObject({ disposition: 'duplicate' });
+      await expect(service.notifyProcessCompletion(sessionId, filled[0]!)).resolves.toMatchObject({ disposition: 'duplicate' });
       expect(service.getLoop(sessionId, loopId)).toMatchObject({ capacity, pending: capacity });
     });
   });
@@ -185,14 +191,14 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
 
     it('refuses a foreign loop: unsupported engine, disposition stopped', async () => {
       const foreign = await service.openLoop(sessionId, { engine: 'foreign' });
-      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(sessionId, foreign.loopId)));
+      const error = await expectNothingJournaled(() => service.notifyProcessCompletion(sessionId, notification(sessionId, foreign.loopId)));
       expect(error).toBeInstanceOf(UnsupportedEngineError);
       expect(error).toMatchObject({ code: 'unsupported_engine', disposition: 'stopped', loopId: foreign.loopId });
     });
 
     it('refuses a notification for another session: owner mismatch with wanted and got', async () => {
       const { sessionId: caller } = await service.openSession();
-      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(sessionId, loopId), caller));
+      const error = await expectNothingJournaled(() => service.notifyProcessCompletion(caller, notification(sessionId, loopId)));
       expect(error).toBeInstanceOf(OwnerMismatchError);
       expect(error).toMatchObject({ code: 'owner_mismatch', wanted: caller, got: sessionId });
       expect((error as OwnerMismatchError).disposition).toBeUndefined();
@@ -200,29 +206,29 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
 
     it('checks the owner before the session exists, and compares it case-insensitively', async () => {
       const stranger = randomUUID();
-      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(stranger, loopId), sessionId));
+      const error = await expectNothingJournaled(() => service.notifyProcessCompletion(sessionId, notification(stranger, loopId)));
       expect(error).toMatchObject({ code: 'owner_mismatch', wanted: sessionId, got: stranger });
-      await expect(service.deliverProcessCompletion(notification(sessionId, loopId), sessionId.toUpperCase())).resolves.toMatchObject({
+      await expect(service.notifyProcessCompletion(sessionId.toUpperCase(), notification(sessionId, loopId))).resolves.toMatchObject({
         disposition: 'accepted',
       });
     });
 
     it('refuses an unknown loop: loop not found, disposition stopped', async () => {
       const missing = randomUUID();
-      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(sessionId, missing)));
+      const error = await expectNothingJournaled(() => service.notifyProcessCompletion(sessionId, notification(sessionId, missing)));
       expect(error).toBeInstanceOf(LoopNotFoundError);
       expect(error).toMatchObject({ code: 'loop_not_found', disposition: 'stopped', loopId: missing, sessionId });
     });
 
     it('refuses a loop of another session as not found in this one', async () => {
       const { sessionId: otherSession } = await service.openSession();
-      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(otherSession, loopId)));
+      const error = await expectNothingJournaled(() => service.notifyProcessCompletion(otherSession, notification(otherSession, loopId)));
       expect(error).toMatchObject({ code: 'loop_not_found', disposition: 'stopped' });
     });
 
     it('refuses an unknown session: session not found', async () => {
       const unknown = randomUUID();
-      const error = await expectNothingJournaled(() => service.deliverProcessCompletion(notification(unknown, randomUUID())));
+      const error = await expectNothingJournaled(() => service.notifyProcessCompletion(unknown, notification(unknown, randomUUID())));
       expect(error).toBeInstanceOf(SessionNotFoundError);
       expect(error).toMatchObject({ code: 'session_not_found', sessionId: unknown });
     });
@@ -231,20 +237,20 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
   describe('stopped loop', () => {
     it('journals the notification, then answers stopped (loop_stopped); a retry writes nothing new', async () => {
       const held = notification(sessionId, loopId);
-      await service.deliverProcessCompletion(held);
+      await service.notifyProcessCompletion(held.session_id as string, held);
       await service.stopLoop(sessionId, loopId);
       const counts = await journalCounts(dataSource);
       const n = notification(sessionId, loopId);
       const recorder = recordEvents(moduleRef);
 
-      const error = await rejection(service.deliverProcessCompletion(n));
+      const error = await rejection(service.notifyProcessCompletion(n.session_id as string, n));
       expect(error).toBeInstanceOf(DeliveryStoppedError);
       expect(error).toMatchObject({ disposition: 'stopped', stopCause: 'loop_stopped', loopId });
       expect(await journalCounts(dataSource)).toEqual({ rows: counts.rows + 1, distinctIds: counts.distinctIds + 1 });
       const [record] = await service.readJournal(sessionId, counts.rows);
       expect(record).toMatchObject({ idempotencyId: n.command_id, kind: 'process_notification' });
 
-      await expect(service.deliverProcessCompletion(n)).rejects.toMatchObject({ stopCause: 'loop_stopped' });
+      await expect(service.notifyProcessCompletion(n.session_id as string, n)).rejects.toMatchObject({ stopCause: 'loop_stopped' });
       recorder.stop();
       expect(await journalCounts(dataSource)).toEqual({ rows: counts.rows + 1, distinctIds: counts.distinctIds + 1 });
       expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);

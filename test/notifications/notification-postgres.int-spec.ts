@@ -1,4 +1,4 @@
-import type { ProcessNotificationsService } from '#process-notifications';
+import type { ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
 import { connectPostgresAdmin, freshSchema, POSTGRES_URL } from '../support/postgres.js';
@@ -51,7 +51,7 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
   });
 
   it('enforces the idempotency key in the database itself, not only by a prior SELECT', async () => {
-    const { commandId } = await service.deliverProcessCompletion(notification(sessionId, loopId));
+    const { commandId } = await service.notifyProcessCompletion(sessionId, notification(sessionId, loopId));
     await expect(
       dataSource.query(
         `INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, created_at)
@@ -63,7 +63,7 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
 
   it('restores the unconsumed notifications after a restart, in journal order', async () => {
     const sent = [notification(sessionId, loopId), notification(sessionId, loopId), notification(sessionId, loopId)];
-    for (const n of sent) await service.deliverProcessCompletion(n);
+    for (const n of sent) await service.notifyProcessCompletion(n.session_id as string, n);
     await service.consume(sessionId, loopId, sent[1]!.command_id as string);
     await close!();
     ({ moduleRef, service, close } = await createTestApp({ databaseUrl, loopCapacity: 1000 }));
@@ -71,7 +71,7 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
     const restored = service.pendingNotifications(sessionId, loopId);
     expect(restored.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     expect(restored.every((p) => typeof p.sequence === 'number')).toBe(true);
-    await expect(service.deliverProcessCompletion(sent[1])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+    await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
   });
 
   it('two processes on one database: the unique index decides, and the loser answers from the winner\'s row', async () => {
@@ -83,7 +83,7 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
       const deliveries: Array<{ commandId: string; appended: boolean }> = [];
       for (let i = 0; i < 20; i++) {
         const n = notification(sessionId, loopId);
-        const pair = await Promise.all([service.deliverProcessCompletion(n), other.service.deliverProcessCompletion({ ...n })]);
+        const pair = await Promise.all([service.notifyProcessCompletion(n.session_id as string, n), other.service.notifyProcessCompletion(n.session_id as string, { ...n })]);
         expect(pair.map((d) => d.appended).sort()).toEqual([false, true]);
         deliveries.push(...pair);
       }

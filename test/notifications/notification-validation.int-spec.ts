@@ -6,7 +6,7 @@ import {
   type ProcessNotificationsService,
   type ProcessState,
   type TerminalReason,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -77,7 +77,7 @@ describe('completion notification validation (spec section 2)', () => {
   async function expectInvalid(input: unknown, field: string): Promise<void> {
     const before = await journalCounts(dataSource);
     const recorder = recordEvents(moduleRef);
-    const error: unknown = await service.deliverProcessCompletion(input, SESSION).then(
+    const error: unknown = await service.notifyProcessCompletion(SESSION, input).then(
       () => undefined,
       (rejection: unknown) => rejection,
     );
@@ -92,7 +92,7 @@ describe('completion notification validation (spec section 2)', () => {
   async function expectAccepted(input: Record<string, unknown>): Promise<void> {
     const before = await journalCounts(dataSource);
     const commandId = String(input.command_id).toLowerCase();
-    await expect(service.deliverProcessCompletion(input, SESSION)).resolves.toMatchObject({
+    await expect(service.notifyProcessCompletion(SESSION, input)).resolves.toMatchObject({
       disposition: 'accepted',
       appended: true,
       commandId,
@@ -124,7 +124,7 @@ describe('completion notification validation (spec section 2)', () => {
     it('accepts upper-case UUIDs and stores them in lower case', async () => {
       const commandId = randomUUID();
       const input = valid({ command_id: commandId.toUpperCase(), session_id: SESSION.toUpperCase(), loop_id: LOOP.toUpperCase() });
-      const first = await service.deliverProcessCompletion(input, SESSION.toUpperCase());
+      const first = await service.notifyProcessCompletion(SESSION.toUpperCase(), input);
       expect(first).toMatchObject({ disposition: 'accepted', appended: true, commandId });
 
       const [record] = (await service.readJournal(SESSION, first.sequence - 1, 1));
@@ -140,26 +140,26 @@ describe('completion notification validation (spec section 2)', () => {
     it('treats a lower-case retry of an upper-case delivery as identical: duplicate, not a collision', async () => {
       const commandId = randomUUID();
       const upper = valid({ command_id: commandId.toUpperCase(), session_id: SESSION.toUpperCase(), loop_id: LOOP.toUpperCase() });
-      const first = await service.deliverProcessCompletion(upper);
+      const first = await service.notifyProcessCompletion(upper.session_id as string, upper);
       const before = await journalCounts(dataSource);
 
       const lower = { ...upper, command_id: commandId, session_id: SESSION, loop_id: LOOP };
-      await expect(service.deliverProcessCompletion(lower)).resolves.toEqual({
+      await expect(service.notifyProcessCompletion(lower.session_id as string, lower)).resolves.toEqual({
         disposition: 'duplicate',
         appended: false,
         commandId,
         sequence: first.sequence,
       });
       const mixed = { ...lower, command_id: commandId.slice(0, 18).toUpperCase() + commandId.slice(18) };
-      await expect(service.deliverProcessCompletion(mixed)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+      await expect(service.notifyProcessCompletion(mixed.session_id as string, mixed)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
       expect(await journalCounts(dataSource)).toEqual(before);
     });
 
     it('treats an upper-case retry of a lower-case delivery as identical', async () => {
       const input = valid();
-      const first = await service.deliverProcessCompletion(input, SESSION);
+      const first = await service.notifyProcessCompletion(SESSION, input);
       const upper = { ...input, command_id: String(input.command_id).toUpperCase(), loop_id: LOOP.toUpperCase() };
-      await expect(service.deliverProcessCompletion(upper, SESSION.toUpperCase())).resolves.toMatchObject({
+      await expect(service.notifyProcessCompletion(SESSION.toUpperCase(), upper)).resolves.toMatchObject({
         disposition: 'duplicate',
         appended: false,
         sequence: first.sequence,

@@ -1,4 +1,4 @@
-import { AlreadyExistsError, LoopNotFoundError, SessionNotFoundError, ValidationError } from '#process-notifications';
+import { AlreadyExistsError, LoopNotFoundError, SessionNotFoundError, ValidationError } from 'nestjs-process-notifications';
 import { randomUUID } from 'node:crypto';
 import { createTestApp } from '../support/test-app.js';
 

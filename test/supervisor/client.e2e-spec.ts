@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { tempDir } from '../durability/support/temp-dir.js';
-import { ADMIN_TOKEN as PROCESS_ADMIN_TOKEN, freePort, ServerProcess } from './support/server-process.js';
+import { SERVER_ADMIN_TOKEN as PROCESS_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
+import { freePort, startServer } from './support/test-helpers.js';
 
 // The client against the real server (same module and setup as main.ts, in-memory SQLite).
 
@@ -194,8 +195,8 @@ describe('ProcessNotificationsClient against the real server', () => {
 
   it('reconnects the event stream after a server restart and resumes after the last event', async () => {
     const dir = tempDir();
-    const port = await freePort();
-    let server = await ServerProcess.start(dir.file('db'), { port });
+    let server: ServerProcess = await startServer(dir.file('db'));
+    const port = Number(new URL(server.url).port);
     try {
       const admin = new ProcessNotificationsClient({ baseUrl: server.url, token: PROCESS_ADMIN_TOKEN, retry: { baseDelayMs: 50, maxDelayMs: 200 } });
       const session = await admin.createSession();
@@ -206,16 +207,16 @@ describe('ProcessNotificationsClient against the real server', () => {
 
       const events = client.events(session.session_id);
       expect((await events.next()).value).toMatchObject({ record: { idempotency_id: before.command_id } });
-      // SIGTERM ends open streams; the iterator keeps trying until the server is back.
-      await server.stop();
+      // The server dies under the open stream; the iterator keeps trying until it is back.
+      await server.stop('SIGKILL');
       const next = events.next();
-      server = await ServerProcess.start(dir.file('db'), { port });
+      server = await startServer(dir.file('db'), { port });
       const after = completion(session.session_id, loop.loop_id);
       await client.deliverCompletion(after);
       expect((await next).value).toMatchObject({ record: { idempotency_id: after.command_id } });
       await events.return(undefined);
     } finally {
-      await server.stop();
+      await server.stop('SIGKILL');
       dir.remove();
     }
   });

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { TestSession } from './support/api.js';
 import { expectRun } from './support/expect-records.js';
-import { eventually, ServerProcess } from './support/server-process.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { eventually, startServer } from './support/test-helpers.js';
 import { SupervisorProcess } from './support/supervisor-process.js';
 
 /** The state directory's entries as text; whatever is renamed away while reading is skipped. */
@@ -30,11 +31,12 @@ describe('pn-supervise durability', () => {
   });
   afterEach(async () => {
     supervisors.splice(0).forEach((supervisor) => supervisor.dispose());
-    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    // Killed: the database is a temporary file, and a graceful drain waits for idle connections.
+    await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
     dir.remove();
   });
-  const startServer = async (options: Parameters<typeof ServerProcess.start>[1] = {}): Promise<ServerProcess> => {
-    const server = await ServerProcess.start(dir.file('server.db'), options);
+  const serverOnDisk = async (options: Parameters<typeof startServer>[1] = {}): Promise<ServerProcess> => {
+    const server = await startServer(dir.file('server.db'), options);
     servers.push(server);
     return server;
   };
@@ -45,10 +47,10 @@ describe('pn-supervise durability', () => {
   };
 
   it('the server is down when the command ends: the command runs, its records are delivered once the server is back', async () => {
-    const first = await startServer();
+    const first = await serverOnDisk();
     const port = Number(new URL(first.url).port);
     const session = await TestSession.open(first.url);
-    await first.stop();
+    await first.stop('SIGKILL');
 
     const supervisor = startSupervisor([...session.supervisorArgs, '--state-dir', dir.file('state'), '--', 'sh', '-c', 'echo ran; exit 5']);
     // One line per attempt, saying why and when the next one comes.
@@ -56,7 +58,7 @@ describe('pn-supervise durability', () => {
     await eventually(() => supervisor.stdout === 'ran\n', 'the command to have run');
     await supervisor.waitForStderr(/attempt 3 in/);
 
-    await startServer({ port });
+    await serverOnDisk({ port });
     const result = await supervisor.exit;
     expect(result.status).toBe(5);
     await expectRun(session, { handle: 'sh', state: 'exited', reason: 'exited', exitCode: 5 });
@@ -64,21 +66,21 @@ describe('pn-supervise durability', () => {
   });
 
   it('--quiet silences the retry lines', async () => {
-    const first = await startServer();
+    const first = await serverOnDisk();
     const port = Number(new URL(first.url).port);
     const session = await TestSession.open(first.url);
-    await first.stop();
+    await first.stop('SIGKILL');
     const supervisor = startSupervisor([...session.supervisorArgs, '--quiet', '--state-dir', dir.file('state'), '--', 'true']);
     // The entry records the end of the command before the first retry is over.
     await eventually(() => stateFiles(dir.file('state')).some((text) => text.includes('"completion"')), 'the completion to be recorded');
-    await startServer({ port });
+    await serverOnDisk({ port });
     const result = await supervisor.exit;
     expect(result).toMatchObject({ status: 0, stderr: '' });
     await expectRun(session, { handle: 'true', state: 'exited', reason: 'exited', exitCode: 0 });
   });
 
   it('a full loop: retried with the identical notification until a consume makes room, one journal record per id', async () => {
-    const server = await startServer({ env: { PN_LOOP_CAPACITY: '1' } });
+    const server = await serverOnDisk({ env: { PN_LOOP_CAPACITY: '1' } });
     const session = await TestSession.open(server.url);
     const args = [...session.supervisorArgs, '--state-dir', dir.file('state')];
     expect((await SupervisorProcess.run([...args, '--', 'true'])).status).toBe(0);
@@ -89,19 +91,19 @@ describe('pn-supervise durability', () => {
     await session.consume(first!.command_id as string);
     expect((await second.exit).status).toBe(4);
 
-    const notifications = (await session.journal()).filter((r) => r.kind === 'process_notification');
+    const notifications = (await session.processRecords()).filter((r) => r.kind === 'process_notification');
     expect(notifications).toHaveLength(2);
     expect((await session.pending()).map((n) => n.command_id)).toEqual([notifications[1]!.idempotency_id]);
   });
 
   it('a supervisor SIGKILLed with its command: the next runs report it lost under the first ids, exactly one of them', async () => {
-    const server = await startServer();
+    const server = await serverOnDisk();
     const session = await TestSession.open(server.url);
     const stateDir = dir.file('state');
     const args = [...session.supervisorArgs, '--state-dir', stateDir];
 
     const crashed = startSupervisor([...args, '--handle', 'crashed', '--', 'sleep', '30'], { group: true });
-    await eventually(async () => (await session.journal()).some((r) => r.kind === 'started'), 'the started record');
+    await eventually(async () => (await session.processRecords()).some((r) => r.kind === 'started'), 'the started record');
     crashed.killGroup();
     await crashed.exit;
     const [entryFile] = readdirSync(stateDir);
@@ -115,7 +117,7 @@ describe('pn-supervise durability', () => {
     expect([a.status, b.status]).toEqual([0, 0]);
     expect([a.stderr, b.stderr].filter((stderr) => stderr.includes('finishing an earlier run'))).toHaveLength(1);
 
-    const journal = await session.journal();
+    const journal = await session.processRecords();
     const crashedRecords = journal.filter((r) => r.payload.process_handle === 'crashed');
     expect(crashedRecords.map((r) => r.kind)).toEqual(['started', 'lost', 'process_notification']);
     const [started, lost, notification] = crashedRecords;

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { TestSession } from './support/api.js';
 import { expectRun } from './support/expect-records.js';
-import { eventually, ServerProcess } from './support/server-process.js';
+import type { ServerProcess } from '../support/server-process.js';
+import { eventually, startServer } from './support/test-helpers.js';
 import { SupervisorProcess } from './support/supervisor-process.js';
 
 // The supervisor CLI, built, against the real server process (spec section 10). Each test
@@ -15,7 +16,7 @@ describe('pn-supervise against the real server', () => {
   const running: SupervisorProcess[] = [];
 
   beforeAll(async () => {
-    server = await ServerProcess.start(dir.file('server.db'));
+    server = await startServer(dir.file('server.db'));
   });
   afterEach(() => running.splice(0).forEach((supervisor) => supervisor.dispose()));
   afterAll(async () => {
@@ -117,7 +118,7 @@ describe('pn-supervise against the real server', () => {
   it('the supervisor sent SIGTERM: stop_requested, the signal passed on, terminated/runner_shutdown, exit 143', async () => {
     const { session, args } = await setUp();
     const supervisor = start([...args, '--', 'sleep', '30']);
-    await eventually(async () => (await session.journal()).some((r) => r.kind === 'started'), 'the started record');
+    await eventually(async () => (await session.processRecords()).some((r) => r.kind === 'started'), 'the started record');
     supervisor.child.kill('SIGTERM');
     const result = await supervisor.exit;
     expect(result.status).toBe(143);
@@ -127,7 +128,7 @@ describe('pn-supervise against the real server', () => {
   it('the supervisor sent SIGINT, its command ignoring SIGINT: killed/runner_shutdown after the grace period, exit 130', async () => {
     const { session, args } = await setUp();
     const supervisor = start([...args, '--', 'sh', '-c', 'trap "" INT; echo ready; while :; do sleep 0.1; done']);
-    await eventually(async () => (await session.journal()).some((r) => r.kind === 'started') && supervisor.stdout.includes('ready'), 'the command to run');
+    await eventually(async () => (await session.processRecords()).some((r) => r.kind === 'started') && supervisor.stdout.includes('ready'), 'the command to run');
     supervisor.child.kill('SIGINT');
     const result = await supervisor.exit;
     expect(result.status).toBe(130);
@@ -168,7 +169,7 @@ describe('pn-supervise against the real server', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/401 unauthorized/);
     expect(readdirSync(stateDir)).toHaveLength(1);
-    expect(await session.journal()).toEqual([]);
+    expect(await session.processRecords()).toEqual([]);
   });
 
   it('a missing or invalid option: one clear line, no stack trace, exit status 2', async () => {

@@ -3,7 +3,7 @@ import {
   ProcessNotificationsModule,
   ProcessNotificationsService,
   type ProcessNotificationsModuleOptions,
-} from '#process-notifications';
+} from 'nestjs-process-notifications';
 import { randomUUID } from 'node:crypto';
 
 /** A real module on its own in-memory SQLite database (or the one given). */

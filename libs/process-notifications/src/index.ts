@@ -1,7 +1,8 @@
 // The public API of the process-notifications library. Nothing else is imported from outside.
 export { ProcessNotificationsModule } from './process-notifications.module.js';
 export type { ProcessNotificationsModuleOptions } from './process-notifications-options.interface.js';
-export { DEFAULT_LOOP_CAPACITY } from './process-notifications.module-definition.js';
+export { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION } from './process-notifications.module-definition.js';
+export { DEFAULT_JOURNAL_TIMEOUT_MS } from './journal/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
@@ -37,7 +38,10 @@ export { DeliveryStoppedError, STOP_CAUSES, type StopCause } from './errors/deli
 export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
 export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
 export { AlreadyExistsError } from './errors/already-exists.error.js';
+export { LoopLimitError } from './errors/loop-limit.error.js';
 
 export * from './vocabulary/process-vocabulary.js';
 export { isCanonicalUuid, requireCanonicalUuid } from './validation/canonical-uuid.decorator.js';
 export { validateInput, type InputSchema, type InputCheck } from './validation/validate-input.js';
+export { PROCESS_HANDLE_PATTERN } from './validation/process-handle.decorator.js';
+export { LIFECYCLE_DIAGNOSTIC_MAX_BYTES } from './validation/lifecycle-diagnostic.decorator.js';

@@ -11,4 +11,15 @@ export interface ProcessNotificationsModuleOptions {
    * @default 64
    */
   loopCapacity?: number;
+  /**
+   * Deadline of one unit of journal work, from the call to its answer: a database that does not
+   * answer in time (stalled, partitioned, locked) fails the call with `JournalUnavailableError`.
+   * @default 5000
+   */
+  journalTimeoutMs?: number;
+  /**
+   * Most loops one session may open; one more is refused with `LoopLimitError`.
+   * @default 1000
+   */
+  maxLoopsPerSession?: number;
 }

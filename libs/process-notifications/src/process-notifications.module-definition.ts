@@ -11,3 +11,6 @@ export const {
   .build();
 
 export const DEFAULT_LOOP_CAPACITY = 64;
+
+/** Most loops one session may open, so one token cannot grow the process without bound. */
+export const DEFAULT_MAX_LOOPS_PER_SESSION = 1000;

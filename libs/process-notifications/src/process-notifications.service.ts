@@ -84,20 +84,16 @@ export class ProcessNotificationsService {
   }
 
   /**
-   * Delivers a completion notification, journal first. Resolves on `accepted` or `duplicate`
-   * and rejects with a typed error otherwise (`DeliveryStoppedError` means: retry later with
-   * the same `command_id`).
-   * @param notification the supervisor's notification (snake_case, closed schema)
-   * @param sessionId the session the call is made for @default notification.session_id
+   * Delivers a completion notification, journal first: validates it, checks that it is
+   * addressed to `sessionId` and to a native loop, appends it to the journal, then hands it to
+   * the loop. Resolves with `{disposition, commandId, sequence, appended}` on `accepted` or
+   * `duplicate`; rejects with a typed error otherwise (`DeliveryStoppedError` means: retry later
+   * with the same `command_id` and an identical notification).
+   * @param sessionId the session the call is made for; the notification's `session_id` must match
+   * @param notification the supervisor's notification (snake_case wire format, closed schema)
    */
-  async notifyProcessCompletion(notification: unknown, sessionId?: string): Promise<void> {
-    await this.deliverProcessCompletion(notification, sessionId);
-  }
-
-  /** Like {@link notifyProcessCompletion}, returning `{disposition, commandId, sequence, appended}`. */
-  deliverProcessCompletion(notification: unknown, sessionId?: string): Promise<NotificationDelivery> {
-    const caller = sessionId ?? (notification as { session_id?: unknown } | null)?.session_id;
-    return this.commandBus.execute(new NotifyProcessCompletionCommand(typeof caller === 'string' ? caller : '', notification));
+  notifyProcessCompletion(sessionId: string, notification: unknown): Promise<NotificationDelivery> {
+    return this.commandBus.execute(new NotifyProcessCompletionCommand(sessionId, notification));
   }
 
   /**
@@ -105,12 +101,11 @@ export class ProcessNotificationsService {
    * journal append keyed by `event_id`, then the domain event of its kind (`ProcessStartedEvent`,
    * `ProcessCompletedEvent`, ...). An identical retry resolves with `appended: false` and emits
    * nothing; a different record under the same `event_id` rejects with `IdempotencyCollisionError`.
-   * @param record the supervisor's lifecycle record (snake_case, closed schema)
-   * @param sessionId the session the call is made for @default record.session_id
+   * @param sessionId the session the call is made for; the record's `session_id` must match
+   * @param record the supervisor's lifecycle record (snake_case wire format, closed schema)
    */
-  publishProcessLifecycle(record: unknown, sessionId?: string): Promise<LifecyclePublication> {
-    const caller = sessionId ?? (record as { session_id?: unknown } | null)?.session_id;
-    return this.commandBus.execute(new PublishProcessLifecycleCommand(typeof caller === 'string' ? caller : '', record));
+  publishProcessLifecycle(sessionId: string, record: unknown): Promise<LifecyclePublication> {
+    return this.commandBus.execute(new PublishProcessLifecycleCommand(sessionId, record));
   }
 
   /** The loop's pending set in acceptance order. */
@@ -137,14 +132,12 @@ export class ProcessNotificationsService {
     );
   }
 
-  /** True when the database answers a trivial query. */
-  async isHealthy(): Promise<boolean> {
-    try {
-      await this.journal.read((manager) => manager.query('SELECT 1'));
-      return true;
-    } catch {
-      return false;
-    }
+  /**
+   * True when the journal can commit, answered within 2 s: false while the database does not
+   * answer, and after a failed write (a full disk, say) until a write commits again.
+   */
+  isHealthy(): Promise<boolean> {
+    return this.journal.isHealthy();
   }
 
   /** Every journal record as it commits, all sessions, in sequence order. */

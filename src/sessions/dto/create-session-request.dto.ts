@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, ValidateIf } from 'class-validator';
-import type { InputSchema } from '#process-notifications';
+import type { InputSchema } from 'nestjs-process-notifications';
 
 /** Body of `POST /v1/sessions` (optional). The library checks the UUID itself. */
 export class CreateSessionRequestDto {

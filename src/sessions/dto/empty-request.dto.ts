@@ -1,4 +1,4 @@
-import type { InputSchema } from '#process-notifications';
+import type { InputSchema } from 'nestjs-process-notifications';
 
 /** Body of the action routes (stop, consume): none, or an empty JSON object. */
 export class EmptyRequestDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { JournalRecordView } from '#process-notifications';
+import type { JournalRecordView } from 'nestjs-process-notifications';
 
 export class JournalRecordDto {
   @ApiProperty()

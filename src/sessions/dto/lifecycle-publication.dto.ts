@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { LifecyclePublication } from '#process-notifications';
+import type { LifecyclePublication } from 'nestjs-process-notifications';
 
 /** Answer of `POST .../process-lifecycle`: 201 when new, 200 on an identical retry. */
 export class LifecyclePublicationDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LOOP_ENGINES, type LoopEngine, type LoopState, type LoopView } from '#process-notifications';
+import { LOOP_ENGINES, type LoopEngine, type LoopState, type LoopView } from 'nestjs-process-notifications';
 
 export class LoopDto {
   @ApiProperty({ format: 'uuid' })

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, ValidateIf } from 'class-validator';
-import { LOOP_ENGINES, type InputSchema, type LoopEngine } from '#process-notifications';
+import { LOOP_ENGINES, type InputSchema, type LoopEngine } from 'nestjs-process-notifications';
 
 /** Body of `POST /v1/sessions/:sid/loops` (optional). The library checks the UUID itself. */
 export class OpenLoopRequestDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { NotificationDelivery } from '#process-notifications';
+import type { NotificationDelivery } from 'nestjs-process-notifications';
 
 /** Answer of `POST .../process-completions`: 202 when accepted, 200 when duplicate. */
 export class ProcessCompletionDeliveryDto {

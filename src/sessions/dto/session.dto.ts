@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SessionView } from '#process-notifications';
+import type { SessionView } from 'nestjs-process-notifications';
 import { LoopDto } from './loop.dto.js';
 
 export class SessionDto {

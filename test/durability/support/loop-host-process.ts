@@ -6,8 +6,6 @@ import { resolve } from 'node:path';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, '../../..');
 const HOST = resolve(repo, 'test/durability/fixtures/loop-host.mjs');
-// The compiled library: `npm test` builds before it runs (see the pretest script).
-const LIBRARY = resolve(repo, 'dist/libs/process-notifications/src/index.js');
 
 type Line = Record<string, unknown> & { raw: string };
 
@@ -41,7 +39,7 @@ export class LoopHostProcess {
   /** Starts a host on `databaseFile`; resolves once the module is up (restore done). */
   static async start(databaseFile: string, env: Record<string, string> = {}): Promise<LoopHostProcess> {
     const child = spawn(process.execPath, [HOST], {
-      env: { ...process.env, PN_LIBRARY_ENTRY: LIBRARY, PN_DATABASE_URL: `sqlite:${databaseFile}`, ...env },
+      env: { ...process.env, PN_DATABASE_URL: `sqlite:${databaseFile}`, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';

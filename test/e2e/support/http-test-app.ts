@@ -1,12 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import { ProcessNotificationsService } from '#process-notifications';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { serverConfigFromEnv, type ServerConfig } from '../../../src/config/server-config.js';
 import { createServerApp } from '../../../src/server-app.js';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export interface HttpTestApp {
   readonly app: INestApplication;

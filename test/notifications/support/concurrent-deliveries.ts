@@ -1,4 +1,4 @@
-import { IdempotencyCollisionError, type ProcessNotificationsService } from '#process-notifications';
+import { IdempotencyCollisionError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { DataSource } from 'typeorm';
 import { notification } from '../../support/test-app.js';
 import { journalCounts } from './journal-probe.js';
@@ -16,10 +16,10 @@ export async function expectConcurrentIdenticalDeliveries(
 ): Promise<void> {
   const n = notification(sessionId, loopId);
   const before = await journalCounts(dataSource);
-  const results = await Promise.allSettled(Array.from({ length: callers }, () => service.deliverProcessCompletion({ ...n })));
+  const results = await Promise.allSettled(Array.from({ length: callers }, () => service.notifyProcessCompletion(n.session_id as string, { ...n })));
 
   expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-  const deliveries = results.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof service.deliverProcessCompletion>>>).value);
+  const deliveries = results.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof service.notifyProcessCompletion>>>).value);
   expect(deliveries.filter((d) => d.disposition === 'accepted')).toHaveLength(1);
   expect(deliveries.filter((d) => d.disposition === 'duplicate')).toHaveLength(callers - 1);
   expect(deliveries.filter((d) => d.appended)).toHaveLength(1);
@@ -42,7 +42,7 @@ export async function expectConcurrentCollidingDeliveries(
   const n = notification(sessionId, loopId);
   const before = await journalCounts(dataSource);
   const results = await Promise.allSettled(
-    Array.from({ length: callers }, (_, i) => service.deliverProcessCompletion({ ...n, process_handle: `proc-${i}` })),
+    Array.from({ length: callers }, (_, i) => service.notifyProcessCompletion(n.session_id as string, { ...n, process_handle: `proc-${i}` })),
   );
 
   const fulfilled = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ index: i, delivery: r.value }] : []));

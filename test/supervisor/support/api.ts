@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN } from './server-process.js';
+import { SERVER_ADMIN_TOKEN as ADMIN_TOKEN } from '../../support/server-process.js';
 
 // Plain fetch, so that the tests of the supervisor do not depend on the client it uses.
 
@@ -9,6 +9,8 @@ export interface JournalRecord {
   cause_command_id: string | null;
   payload: Record<string, unknown>;
 }
+
+const PROCESS_KINDS = ['started', 'backgrounded', 'completed', 'stop_requested', 'lost', 'process_notification'];
 
 async function call<T>(url: string, token: string, method = 'GET', body?: unknown): Promise<T> {
   const response = await fetch(url, {
@@ -49,6 +51,11 @@ export class TestSession {
 
   async journal(): Promise<JournalRecord[]> {
     return (JSON.parse(await this.journalText()) as { records: JournalRecord[] }).records;
+  }
+
+  /** The journal's lifecycle records and notifications: what a supervisor writes (no loop records). */
+  async processRecords(): Promise<JournalRecord[]> {
+    return (await this.journal()).filter((record) => PROCESS_KINDS.includes(record.kind));
   }
 
   async pending(): Promise<Array<Record<string, unknown>>> {

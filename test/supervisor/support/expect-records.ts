@@ -17,7 +17,7 @@ export interface ExpectedRun {
  * order, each id once, with the shapes of spec section 6; returns them.
  */
 export async function expectRun(session: TestSession, expected: ExpectedRun): Promise<JournalRecord[]> {
-  const records = await session.journal();
+  const records = await session.processRecords();
   const started = expected.started ?? true;
   const kinds = [...(started ? ['started'] : []), ...(expected.stopRequested ? ['stop_requested'] : []), 'completed', 'process_notification'];
   expect(records.map((r) => r.kind)).toEqual(kinds);

@@ -25,7 +25,21 @@ export function dataSourceOptionsFromUrl(url: string = DEFAULT_DATABASE_URL): Da
     logging: false,
   } as const;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return { type: 'postgres', url, ...common };
+    return {
+      type: 'postgres',
+      url,
+      ...common,
+      // Bounded waits: a stalled or partitioned server fails a call within seconds (the journal
+      // writer's deadline is 5 s) instead of holding it, and a connection that froze inside a
+      // transaction does not hold its locks forever.
+      connectTimeoutMS: 3_000,
+      extra: {
+        query_timeout: 4_000,
+        statement_timeout: 3_000,
+        idle_in_transaction_session_timeout: 10_000,
+        keepAlive: true,
+      },
+    };
   }
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
@@ -40,7 +54,8 @@ export function dataSourceOptionsFromUrl(url: string = DEFAULT_DATABASE_URL): Da
         if (!memory) db.pragma('journal_mode = WAL');
         // FULL: a committed append survives power loss, not only a process crash.
         db.pragma('synchronous = FULL');
-        db.pragma('busy_timeout = 5000');
+        // A file locked by another process fails a write within seconds (the wait blocks the thread).
+        db.pragma('busy_timeout = 2000');
       },
     };
   }

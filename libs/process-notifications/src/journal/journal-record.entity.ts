@@ -1,8 +1,11 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { LifecycleKind } from '../vocabulary/process-vocabulary.js';
 
-/** Kinds of journal record. */
-export type JournalKind = 'process_notification' | 'process_notification_consumed' | LifecycleKind;
+/**
+ * Kinds of journal record. `loop_stopped` marks a loop's stop and lists what it held then, so a
+ * restart restores a stopped loop to exactly that (minus what was consumed since).
+ */
+export type JournalKind = 'process_notification' | 'process_notification_consumed' | 'loop_stopped' | LifecycleKind;
 
 /** One append-only journal record. The sequence totally orders the journal. */
 @Entity({ name: 'pn_journal' })

@@ -1,13 +1,17 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { Subject } from 'rxjs';
-import { DataSource, MoreThan, type EntityManager } from 'typeorm';
+import { DataSource, MoreThan, type EntityManager, type QueryRunner } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
+import { PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { JournalOutage } from './journal-outage.js';
 import { JournalRecordEntity, type JournalKind } from './journal-record.entity.js';
+import { isStoreFailure } from './store-failure.js';
 
 /** A record to append. `payload` must already be in its canonical key order. */
 export interface JournalDraft {
@@ -32,12 +36,28 @@ interface Job {
   run(manager: EntityManager): Promise<Outcome<unknown>>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  timer?: NodeJS.Timeout;
+  /** Answered (or expired): its outcome, if it still runs, reaches nobody. */
+  settled: boolean;
 }
 
-// Domain errors thrown by a unit of work pass through; anything else is the store failing.
-function asJournalError(error: unknown): Error {
-  return error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+/** One committed transaction of the writer. */
+export interface JournalCommit {
+  /** Jobs committed together. */
+  readonly size: number;
+  /** From BEGIN to the end of COMMIT. */
+  readonly seconds: number;
 }
+
+// What the writer needs of a better-sqlite3 connection (typed here so that hosts on
+// PostgreSQL need no SQLite typings).
+interface SqliteConnection {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  exec(sql: string): unknown;
+}
+
+type BatchResult = { outcomes: Outcome<unknown>[] } | { error: unknown; retryAlone: boolean };
 
 const JOURNAL_COLUMNS = 'sequence, session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at';
 
@@ -67,27 +87,69 @@ function recordFromRow(row: JournalRow): JournalRecordEntity {
   });
 }
 
+
+/** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
+export interface JournalTransaction {
+  append(draft: JournalDraft): Promise<JournalAppend>;
+}
+
 // Enough to amortise a commit (an fsync on a file database) without holding callers for long.
 const MAX_BATCH = 256;
+// Jobs allowed to wait at once; past it callers are refused at once, so a stalled database
+// cannot make memory grow without bound.
+const MAX_QUEUED = 10_000;
+/** Default deadline of one queued unit of work, from enqueue to answer. */
+export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
+// A health probe answers sooner than a write may take.
+const HEALTH_TIMEOUT_MS = 2_000;
+
+function fingerprintOf(kind: JournalKind, payload: string): string {
+  return createHash('sha256').update(`${kind}\n${payload}`).digest('hex');
+}
 
 /**
- * The single gateway to the database. Every unit of work is queued and run one transaction
- * at a time, so TypeORM never opens a transaction inside another on SQLite's one connection;
+ * The single gateway to the database. Every unit of work is queued and run one transaction at
+ * a time (SQLite has one connection; TypeORM's transaction nesting is never used: the writer
+ * sends BEGIN and COMMIT itself and checks the connection's real state after every failure);
  * work queued while a transaction runs is committed together in the next one (group commit).
- * When a batch fails, each of its jobs is retried once alone, so every caller gets its own answer.
+ *
+ * Fail closed: a caller hears success only after COMMIT returned and, on SQLite, the connection
+ * is verifiably out of its transaction. When the store fails (disk full, I/O error, lock wait,
+ * lost or stalled connection) every job of the batch is answered {@link JournalUnavailableError};
+ * when one job's statement fails, each job of the batch is retried alone so every caller gets its
+ * own answer. Every job has a deadline, and the queue is bounded.
  */
 @Injectable()
 export class JournalWriter {
   private readonly logger = new Logger(JournalWriter.name);
+  private readonly outage = new JournalOutage(this.logger);
   private readonly queue: Job[] = [];
   private draining = false;
   private sql?: { find: string; insert: string };
   private readonly committed = new Subject<JournalRecordEntity>();
+  private readonly commits = new Subject<JournalCommit>();
+  private readonly timeoutMs: number;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
 
-  constructor(@InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource) {}
+  /** Every committed transaction: its size and duration (for metrics and tests). */
+  readonly commits$ = this.commits.asObservable();
+
+  constructor(
+    @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
+    @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
+  ) {
+    this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
+      throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
+    }
+  }
+
+  /** True from a failed transaction until the next one that commits. */
+  get failing(): boolean {
+    return this.outage.failing;
+  }
 
   /**
    * Appends a record idempotently, keyed by (session, idempotency id). An identical retry
@@ -95,54 +157,32 @@ export class JournalWriter {
    * {@link IdempotencyCollisionError}; any store failure throws {@link JournalUnavailableError}.
    */
   async append(draft: JournalDraft): Promise<JournalAppend> {
-    const payload = JSON.stringify(draft.payload);
-    const fingerprint = createHash('sha256').update(`${draft.kind}\n${payload}`).digest('hex');
-    const sql = this.appendSql();
-    const result = await this.enqueue<JournalAppend | { collision: JournalRecordEntity }>(async (manager) => {
-      const [row] = (await manager.query(sql.find, [draft.sessionId, draft.idempotencyId])) as JournalRow[];
-      if (row) {
-        const existing = recordFromRow(row);
-        const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
-        return { value, written: [] };
-      }
-      const record = Object.assign(new JournalRecordEntity(), {
-        sessionId: draft.sessionId,
-        loopId: draft.loopId,
-        kind: draft.kind,
-        idempotencyId: draft.idempotencyId,
-        fingerprint,
-        payload,
-        causeCommandId: draft.causeCommandId ?? null,
-        createdAt: new Date().toISOString(),
-      });
-      const [inserted] = (await manager.query(sql.insert, [
-        record.sessionId,
-        record.loopId,
-        record.kind,
-        record.idempotencyId,
-        record.fingerprint,
-        record.payload,
-        record.causeCommandId,
-        record.createdAt,
-      ])) as Array<{ sequence: number | string }>;
-      record.sequence = Number(inserted!.sequence);
-      return { value: { record, appended: true }, written: [record] };
-    });
+    const result = await this.enqueue((manager) => this.appendWithin(manager, draft));
     if ('collision' in result) throw new IdempotencyCollisionError(draft.idempotencyId, result.collision.sequence);
     return result;
   }
 
   /**
-   * Runs `work` in the serialized queue (writes other than journal appends). A domain error it
-   * throws (e.g. `AlreadyExistsError`) is handed back to its caller without failing the batch it
-   * shares with other callers, so it must be thrown before the work writes anything.
+   * Runs `work` in the serialized queue, in one transaction with the appends it makes through
+   * `journal`. A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
+   * without failing the batch it shares with other callers, so it must be thrown before the work
+   * writes anything.
    */
-  async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async write<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>): Promise<T> {
     const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(async (manager) => {
+      const written: JournalRecordEntity[] = [];
+      const journal: JournalTransaction = {
+        append: async (draft) => {
+          const { value, written: appended } = await this.appendWithin(manager, draft);
+          if ('collision' in value) throw new IdempotencyCollisionError(draft.idempotencyId, value.collision.sequence);
+          written.push(...appended);
+          return value;
+        },
+      };
       try {
-        return { value: { done: await work(manager) }, written: [] };
+        return { value: { done: await work(manager, journal) }, written };
       } catch (error) {
-        if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written: [] };
+        if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written };
         throw error;
       }
     });
@@ -176,6 +216,76 @@ export class JournalWriter {
     );
   }
 
+  /**
+   * True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS}. While the store
+   * is failing the probe on SQLite is a real append, taken back in the same transaction (the row
+   * and its sequence number), so a full disk keeps the service unhealthy until space is back, and
+   * the probe itself notices recovery when no other write comes.
+   */
+  async isHealthy(): Promise<boolean> {
+    const probe = this.outage.failing && this.isSqlite() ? (manager: EntityManager) => this.probeAppend(manager) : (manager: EntityManager) => manager.query('SELECT 1');
+    try {
+      await this.enqueue(async (manager) => ({ value: await probe(manager), written: [] }), HEALTH_TIMEOUT_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async probeAppend(manager: EntityManager): Promise<void> {
+    // A largest notification, at the right edge of the table and of both indexes, where new
+    // records of new (time-ordered) sessions go.
+    const id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+    const { written } = await this.appendWithin(manager, {
+      sessionId: id,
+      loopId: id,
+      kind: 'process_notification',
+      idempotencyId: id,
+      causeCommandId: id,
+      payload: { command_id: id, session_id: id, loop_id: id, process_handle: 'p'.repeat(128), state: 'exited', reason: 'exited' },
+    });
+    await manager.query('DELETE FROM pn_journal WHERE sequence = ?', [written[0]!.sequence]);
+    // AUTOINCREMENT moved on; move it back so the probe leaves no gap in the sequence.
+    await manager.query("UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'pn_journal'");
+  }
+
+  private async appendWithin(
+    manager: EntityManager,
+    draft: JournalDraft,
+  ): Promise<Outcome<JournalAppend | { collision: JournalRecordEntity }>> {
+    const payload = JSON.stringify(draft.payload);
+    const fingerprint = fingerprintOf(draft.kind, payload);
+    const sql = this.appendSql();
+    const [row] = (await manager.query(sql.find, [draft.sessionId, draft.idempotencyId])) as JournalRow[];
+    if (row) {
+      const existing = recordFromRow(row);
+      const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
+      return { value, written: [] };
+    }
+    const record = Object.assign(new JournalRecordEntity(), {
+      sessionId: draft.sessionId,
+      loopId: draft.loopId,
+      kind: draft.kind,
+      idempotencyId: draft.idempotencyId,
+      fingerprint,
+      payload,
+      causeCommandId: draft.causeCommandId ?? null,
+      createdAt: new Date().toISOString(),
+    });
+    const [inserted] = (await manager.query(sql.insert, [
+      record.sessionId,
+      record.loopId,
+      record.kind,
+      record.idempotencyId,
+      record.fingerprint,
+      record.payload,
+      record.causeCommandId,
+      record.createdAt,
+    ])) as Array<{ sequence: number | string }>;
+    record.sequence = Number(inserted!.sequence);
+    return { value: { record, appended: true }, written: [record] };
+  }
+
   // Hand-written statements for the hot path: TypeORM's query builder cost more CPU than
   // SQLite spent executing them (see apps/bench). Placeholders follow the driver.
   private appendSql(): { find: string; insert: string } {
@@ -191,9 +301,15 @@ export class JournalWriter {
     return this.sql;
   }
 
-  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>): Promise<T> {
+  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs = this.timeoutMs): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (this.queue.length >= MAX_QUEUED) {
+        reject(new JournalUnavailableError(`${MAX_QUEUED} writes are already waiting for the database`));
+        return;
+      }
+      const job: Job = { run, resolve: resolve as (value: unknown) => void, reject, settled: false };
+      job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
+      this.queue.push(job);
       if (!this.draining) {
         this.draining = true;
         // Let callers of the same tick join the first batch.
@@ -202,22 +318,44 @@ export class JournalWriter {
     });
   }
 
+  // The caller is answered now; if the job is still queued it never runs, and if its
+  // transaction is running (a stalled database) its outcome reaches nobody. A retry with the
+  // same id de-duplicates against whatever did commit.
+  private expire(job: Job, timeoutMs: number): void {
+    const index = this.queue.indexOf(job);
+    if (index >= 0) this.queue.splice(index, 1);
+    this.fail(job, new Error(`the database did not answer within ${timeoutMs} ms`));
+  }
+
+  private fail(job: Job, error: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    clearTimeout(job.timer);
+    job.reject(error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error));
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          const outcomes = await this.transaction(batch);
-          this.settle(batch, outcomes);
-        } catch {
+        const batch = this.queue.splice(0, MAX_BATCH).filter((job) => !job.settled);
+        if (batch.length === 0) continue;
+        const result = await this.transaction(batch);
+        if ('outcomes' in result) {
+          this.settle(batch, result.outcomes);
+        } else if (!result.retryAlone) {
+          this.outage.failed(result.error);
+          for (const job of batch) this.fail(job, result.error);
+        } else {
           // One job's failure must not become every caller's: retry each alone. This also
           // answers a lone append that lost a unique-index race to another process on a
           // shared PostgreSQL: its retry finds the winner's row.
           for (const job of batch) {
-            try {
-              this.settle([job], await this.transaction([job]));
-            } catch (jobError) {
-              job.reject(asJournalError(jobError));
+            if (job.settled) continue;
+            const alone = await this.transaction([job]);
+            if ('outcomes' in alone) this.settle([job], alone.outcomes);
+            else {
+              if (!alone.retryAlone) this.outage.failed(alone.error);
+              this.fail(job, alone.error);
             }
           }
         }
@@ -233,18 +371,123 @@ export class JournalWriter {
     }
   }
 
-  private transaction(batch: Job[]): Promise<Outcome<unknown>[]> {
-    return this.dataSource.transaction(async (manager) => {
-      const outcomes: Outcome<unknown>[] = [];
-      for (const job of batch) outcomes.push(await job.run(manager));
-      return outcomes;
-    });
+  /**
+   * One transaction, BEGIN and COMMIT sent by the writer itself. Its outcomes count only when
+   * COMMIT succeeded and the connection is verifiably no longer in a transaction.
+   */
+  private async transaction(batch: Job[]): Promise<BatchResult> {
+    const started = performance.now();
+    let runner: QueryRunner;
+    try {
+      runner = await this.begin();
+    } catch (error) {
+      return { error, retryAlone: false };
+    }
+    const outcomes: Outcome<unknown>[] = [];
+    try {
+      for (const job of batch) outcomes.push(await job.run(runner.manager));
+    } catch (error) {
+      await this.abort(runner, error);
+      return { error, retryAlone: !isStoreFailure(error) };
+    }
+    try {
+      await runner.query('COMMIT');
+      // SQLite may report success while the connection is still inside a transaction only if
+      // something is badly wrong; trust nothing that is not verifiably committed.
+      if (this.inSqliteTransaction(runner)) throw new Error('COMMIT returned but the connection is still in a transaction');
+    } catch (error) {
+      await this.abort(runner, error);
+      return { error, retryAlone: false };
+    }
+    this.releasePooled(runner);
+    this.outage.succeeded();
+    this.commits.next({ size: batch.length, seconds: (performance.now() - started) / 1000 });
+    return { outcomes };
+  }
+
+  private async begin(): Promise<QueryRunner> {
+    if (!this.dataSource.isInitialized) throw new Error('the database connection is closed');
+    // SQLite: the one shared connection. PostgreSQL: a pooled connection for this transaction.
+    const runner = this.dataSource.createQueryRunner('master');
+    try {
+      await runner.connect();
+      if (this.inSqliteTransaction(runner)) {
+        // A transaction SQLite did not end (or ended behind TypeORM's back) must not turn this
+        // one into a savepoint of it: repair, or fail closed.
+        this.rollbackSqlite(runner);
+        if (this.inSqliteTransaction(runner)) throw new Error('the SQLite connection is stuck in a transaction');
+      }
+      // IMMEDIATE takes the write lock now, so a concurrent process makes BEGIN wait
+      // (busy_timeout), never a statement halfway through the batch.
+      await runner.query(this.isSqlite() ? 'BEGIN IMMEDIATE' : 'BEGIN');
+      return runner;
+    } catch (error) {
+      this.discardPooled(runner, error);
+      throw error;
+    }
+  }
+
+  // After any failure: leave the connection out of any transaction, or drop it.
+  private async abort(runner: QueryRunner, error: unknown): Promise<void> {
+    if (this.isSqlite()) {
+      this.rollbackSqlite(runner);
+      return;
+    }
+    if (isStoreFailure(error)) {
+      this.discardPooled(runner, error);
+      return;
+    }
+    try {
+      await runner.query('ROLLBACK');
+      this.releasePooled(runner);
+    } catch (rollbackError) {
+      this.discardPooled(runner, rollbackError);
+    }
+  }
+
+  // SQLite rolls back by itself after SQLITE_FULL, SQLITE_IOERR and the like; ROLLBACK is sent
+  // only when a transaction is really open, and its own failure is left to the next BEGIN.
+  private rollbackSqlite(runner: QueryRunner): void {
+    const db = this.sqliteDatabase(runner);
+    if (!db?.open || !db.inTransaction) return;
+    try {
+      db.exec('ROLLBACK');
+    } catch (error) {
+      this.logger.warn(`ROLLBACK failed: ${(error as Error).message}`);
+    }
+  }
+
+  private inSqliteTransaction(runner: QueryRunner): boolean {
+    return this.sqliteDatabase(runner)?.inTransaction === true;
+  }
+
+  private sqliteDatabase(runner: QueryRunner): SqliteConnection | undefined {
+    return this.isSqlite() ? (runner.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection : undefined;
+  }
+
+  private isSqlite(): boolean {
+    return this.dataSource.options.type === 'better-sqlite3';
+  }
+
+  private releasePooled(runner: QueryRunner): void {
+    if (!this.isSqlite() && !runner.isReleased) void runner.release().catch(() => undefined);
+  }
+
+  // A PostgreSQL connection that failed or timed out mid-query is destroyed, not returned to
+  // the pool: a stalled statement may still be queued on it.
+  private discardPooled(runner: QueryRunner, error: unknown): void {
+    if (this.isSqlite() || runner.isReleased) return;
+    const release = (runner as unknown as { releasePostgresConnection?: (error: unknown) => Promise<void> }).releasePostgresConnection;
+    void (release ? release.call(runner, error instanceof Error ? error : new Error(String(error))) : runner.release()).catch(() => undefined);
   }
 
   // Commit first, publish after: callers and subscribers hear only of committed records.
   private settle(batch: Job[], outcomes: Outcome<unknown>[]): void {
     batch.forEach((job, i) => {
       for (const record of outcomes[i]!.written) this.committed.next(record);
+      if (job.settled) return;
+      job.settled = true;
+      clearTimeout(job.timer);
       job.resolve(outcomes[i]!.value);
     });
   }

@@ -66,4 +66,9 @@ export class ProcessLoop {
   stop(): void {
     this.currentState = 'stopped';
   }
+
+  /** Takes back a stop whose journal write failed: nothing about it was committed. */
+  undoStop(): void {
+    this.currentState = 'running';
+  }
 }

@@ -3,12 +3,13 @@ import { ReplaySubject } from 'rxjs';
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
+import { LoopLimitError } from '../errors/loop-limit.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
-import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { LOOP_ENGINES, LoopEntity, type LoopEngine } from './loop.entity.js';
 import { pendingFromPayload } from './pending-from-payload.js';
@@ -34,6 +35,8 @@ const PENDING_NOTIFICATIONS = `
   )
   ORDER BY j.sequence`;
 
+const LOOP_STOPS = `SELECT session_id, loop_id, payload FROM pn_journal WHERE kind = 'loop_stopped'`;
+
 function loopKey(sessionId: string, loopId: string): string {
   return `${sessionId}/${loopId}`;
 }
@@ -46,8 +49,10 @@ function loopKey(sessionId: string, loopId: string): string {
 export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly sessions = new Map<string, SessionEntity>();
   private readonly tokens = new Map<string, string>();
-  private readonly loops = new Map<string, ProcessLoop>();
+  // Loops by session, then by loop id: a session's loops are read without a scan of all loops.
+  private readonly loops = new Map<string, Map<string, ProcessLoop>>();
   private readonly capacity: number;
+  private readonly maxLoopsPerSession: number;
 
   constructor(
     private readonly writer: JournalWriter,
@@ -56,6 +61,10 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     this.capacity = options.loopCapacity ?? DEFAULT_LOOP_CAPACITY;
     if (!Number.isSafeInteger(this.capacity) || this.capacity < 1) {
       throw new Error(`loopCapacity must be a positive integer, got ${String(options.loopCapacity)}`);
+    }
+    this.maxLoopsPerSession = options.maxLoopsPerSession ?? DEFAULT_MAX_LOOPS_PER_SESSION;
+    if (!Number.isSafeInteger(this.maxLoopsPerSession) || this.maxLoopsPerSession < 1) {
+      throw new Error(`maxLoopsPerSession must be a positive integer, got ${String(options.maxLoopsPerSession)}`);
     }
   }
 
@@ -112,6 +121,10 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
     const entity = await this.writer.write(async (manager) => {
       if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
+      // Counted in the serialized transaction, so concurrent calls cannot overshoot together.
+      if ((await manager.countBy(LoopEntity, { sessionId })) >= this.maxLoopsPerSession) {
+        throw new LoopLimitError(sessionId, this.maxLoopsPerSession);
+      }
       const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt: new Date().toISOString() });
       await manager.insert(LoopEntity, row);
       return row;
@@ -120,7 +133,7 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   }
 
   getLoop(sessionId: string, loopId: string): ProcessLoop | undefined {
-    return this.loops.get(loopKey(sessionId, loopId));
+    return this.loops.get(sessionId)?.get(loopId);
   }
 
   requireLoop(requestedSessionId: string, requestedLoopId: string): ProcessLoop {
@@ -132,17 +145,38 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
   }
 
   loopsOf(sessionId: string): ProcessLoop[] {
-    return [...this.loops.values()].filter((loop) => loop.sessionId === sessionId);
+    return [...(this.loops.get(sessionId)?.values() ?? [])];
   }
 
-  /** Stops a loop durably; later deliveries answer `stopped` (`loop_stopped`). */
+  /**
+   * Stops a loop durably; later deliveries answer `stopped` (`loop_stopped`). What the loop holds
+   * stays pending (and consumable); a `loop_stopped` journal record lists it, so a restart
+   * restores exactly that and every answer stays what it was before the restart.
+   */
   async stopLoop(sessionId: string, loopId: string): Promise<ProcessLoop> {
     const loop = this.requireLoop(sessionId, loopId);
     if (loop.state === 'stopped') return loop;
-    await this.writer.write((manager) =>
-      manager.update(LoopEntity, { sessionId: loop.sessionId, loopId: loop.loopId }, { state: 'stopped' }),
-    );
-    loop.stop();
+    let stoppedHere = false;
+    try {
+      await this.writer.write(async (manager, journal) => {
+        // The writer may run this twice (alone after a failed batch); a concurrent stop wins.
+        if (!stoppedHere && loop.state === 'stopped') return;
+        // From here on the loop takes nothing more, so the record lists exactly what it holds.
+        loop.stop();
+        stoppedHere = true;
+        await manager.update(LoopEntity, { sessionId: loop.sessionId, loopId: loop.loopId }, { state: 'stopped' });
+        await journal.append({
+          sessionId: loop.sessionId,
+          loopId: loop.loopId,
+          kind: 'loop_stopped',
+          idempotencyId: `stopped:${loop.loopId}`,
+          payload: { loop_id: loop.loopId, pending: loop.list().map((notification) => notification.commandId) },
+        });
+      });
+    } catch (error) {
+      if (stoppedHere) loop.undoStop();
+      throw error;
+    }
     return loop;
   }
 
@@ -153,7 +187,9 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
 
   private addLoop(entity: LoopEntity): ProcessLoop {
     const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity);
-    this.loops.set(loopKey(entity.sessionId, entity.loopId), loop);
+    let ofSession = this.loops.get(entity.sessionId);
+    if (!ofSession) this.loops.set(entity.sessionId, (ofSession = new Map()));
+    ofSession.set(entity.loopId, loop);
     return loop;
   }
 
@@ -163,12 +199,19 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
    * bypass dispatch and capacity, so nothing journaled is dropped.
    */
   private async restore(): Promise<void> {
-    const { sessions, loops, pending } = await this.writer.read(async (manager) => ({
+    const { sessions, loops, pending, stops } = await this.writer.read(async (manager) => ({
       sessions: await manager.find(SessionEntity),
       loops: await manager.find(LoopEntity),
       // Only what is still pending: the cost follows the pending sets, not the whole history.
       pending: (await manager.query(PENDING_NOTIFICATIONS)) as Array<{ sequence: number | string; session_id: string; loop_id: string; payload: string }>,
+      stops: (await manager.query(LOOP_STOPS)) as Array<{ session_id: string; loop_id: string; payload: string }>,
     }));
+    // What each stopped loop held when it stopped; a loop stopped by an older version without
+    // such a record restores nothing (spec section 5 rebuilds running loops only).
+    const heldAtStop = new Map<string, Set<string>>();
+    for (const stop of stops) {
+      heldAtStop.set(loopKey(stop.session_id, stop.loop_id), new Set((JSON.parse(stop.payload) as { pending: string[] }).pending));
+    }
     this.sessions.clear();
     this.tokens.clear();
     this.loops.clear();
@@ -176,10 +219,11 @@ export class SessionRegistry implements OnModuleInit, OnModuleDestroy {
     for (const entity of loops) this.addLoop(entity);
     for (const record of pending) {
       const loop = this.getLoop(record.session_id, record.loop_id);
-      // Stopped loops keep their pending set too (they stay stopped): what they accepted
-      // remains theirs to consume.
       if (!loop || loop.engine !== 'native') continue;
-      loop.restore(pendingFromPayload(JSON.parse(record.payload) as Record<string, unknown>, Number(record.sequence)));
+      const notification = pendingFromPayload(JSON.parse(record.payload) as Record<string, unknown>, Number(record.sequence));
+      // A stopped loop keeps what it held when it stopped, never what it refused after.
+      if (loop.state === 'stopped' && !heldAtStop.get(loopKey(loop.sessionId, loop.loopId))?.has(notification.commandId)) continue;
+      loop.restore(notification);
     }
   }
 }

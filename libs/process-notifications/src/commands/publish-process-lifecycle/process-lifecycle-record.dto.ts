@@ -1,7 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, ValidateIf } from 'class-validator';
 import { CanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
-import { LifecycleDiagnostic, LIFECYCLE_DIAGNOSTIC_MAX_BYTES } from '../../validation/lifecycle-diagnostic.decorator.js';
+import { LifecycleDiagnostic } from '../../validation/lifecycle-diagnostic.decorator.js';
 import { LifecycleExitCode } from '../../validation/lifecycle-exit-code.decorator.js';
 import { LifecycleTimestamp } from '../../validation/lifecycle-timestamp.decorator.js';
 import { ProcessHandle } from '../../validation/process-handle.decorator.js';
@@ -63,19 +62,15 @@ function hasLifecycleShape(record: ProcessLifecycleRecordDto): boolean {
  */
 export class ProcessLifecycleRecordDto {
   /** The supervisor's idempotency key for this record. */
-  @ApiProperty({ format: 'uuid', description: 'Idempotency key of the record, allocated by the supervisor.' })
   @CanonicalUuid()
   readonly event_id: string;
 
-  @ApiProperty({ enum: LIFECYCLE_KINDS })
   @IsIn(LIFECYCLE_KINDS)
   readonly kind: LifecycleKind;
 
-  @ApiProperty({ format: 'uuid' })
   @CanonicalUuid()
   readonly session_id: string;
 
-  @ApiProperty({ format: 'uuid' })
   @CanonicalUuid()
   readonly loop_id: string;
 
@@ -83,52 +78,35 @@ export class ProcessLifecycleRecordDto {
   @ProcessHandle()
   readonly process_handle: string;
 
-  @ApiProperty({ format: 'uuid', description: 'The execution that started the process.' })
   @CanonicalUuid()
   readonly origin_execution_id: string;
 
-  @ApiProperty({ enum: PROCESS_STATES })
   @IsIn(PROCESS_STATES)
   readonly state: ProcessState;
 
-  @ApiProperty({ format: 'date-time', description: 'RFC 3339 date-time; kept exactly as sent.' })
   @LifecycleTimestamp()
   readonly process_created_at: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Not before process_created_at.' })
   @ValidateIf(present)
   @LifecycleTimestamp(['process_created_at'])
   readonly process_started_at?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Not before process_created_at, nor before process_started_at.' })
   @ValidateIf(present)
   @LifecycleTimestamp(['process_created_at', 'process_started_at'])
   readonly process_finished_at?: string;
 
-  @ApiPropertyOptional({
-    description: `At most ${LIFECYCLE_DIAGNOSTIC_MAX_BYTES} UTF-8 bytes; only on completed with state failed, and on lost.`,
-  })
   @ValidateIf(present)
   @LifecycleDiagnostic()
   readonly diagnostic?: string;
 
-  @ApiPropertyOptional({ type: Boolean })
   @ValidateIf(present)
   @IsBoolean()
   readonly has_exit_code?: boolean;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    format: 'int32',
-    minimum: -(2 ** 31),
-    maximum: 2 ** 31 - 1,
-    description: 'Absent or 0 unless has_exit_code is true.',
-  })
   @ValidateIf(present)
   @LifecycleExitCode()
   readonly exit_code?: number;
 
-  @ApiPropertyOptional({ enum: TERMINAL_REASONS, description: 'With kind and state, one of the lifecycle tuples.' })
   @ValidateIf(present)
   @IsIn(TERMINAL_REASONS)
   readonly reason?: TerminalReason;

@@ -1,0 +1,49 @@
+import { admin, bearer, createHttpTestApp, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import { expectProblem } from './support/problem.js';
+import { openSse } from './support/sse-client.js';
+
+// One session must not be able to starve the others: its loops and open streams are capped.
+describe('REST API v1: per-session limits', () => {
+  let t: HttpTestApp;
+  beforeEach(async () => (t = await createHttpTestApp({ maxLoopsPerSession: 2, maxStreamsPerSession: 1 })));
+  afterEach(() => t.close());
+
+  it('refuses a loop past PN_MAX_LOOPS_PER_SESSION with 409 loop_limit_reached, per session', async () => {
+    const { sessionId, token } = await openSessionWithLoop(t);
+    await t.http.post(`/v1/sessions/${sessionId}/loops`).set(bearer(token)).expect(201);
+    const third = await t.http.post(`/v1/sessions/${sessionId}/loops`).set(bearer(token));
+    expectProblem(third, 409, 'loop_limit_reached');
+    // The refused loop does not exist, and the session's own answer stays bounded.
+    const session = await t.http.get(`/v1/sessions/${sessionId}`).set(bearer(token)).expect(200);
+    expect(session.body.loops).toHaveLength(2);
+    // Another session is not affected.
+    const other = await openSessionWithLoop(t);
+    await t.http.post(`/v1/sessions/${other.sessionId}/loops`).set(admin).expect(201);
+  });
+
+  it('refuses an event stream past PN_MAX_STREAMS_PER_SESSION with 429 and Retry-After, until one closes', async () => {
+    const { sessionId, token } = await openSessionWithLoop(t);
+    const url = `${t.url}/v1/sessions/${sessionId}/events`;
+    const first = await openSse(url, bearer(token));
+    expect(first.status).toBe(200);
+    const refused = await t.http.get(`/v1/sessions/${sessionId}/events`).set(bearer(token));
+    expectProblem(refused, 429, 'stream_limit_reached');
+    expect(refused.headers['retry-after']).toBe('1');
+    // Another session's stream is not affected.
+    const other = await openSessionWithLoop(t);
+    const otherStream = await openSse(`${t.url}/v1/sessions/${other.sessionId}/events`, bearer(other.token));
+    expect(otherStream.status).toBe(200);
+    otherStream.close();
+
+    first.close();
+    // The server sees the close asynchronously: the next stream opens once it has.
+    let next = await openSse(url, bearer(token));
+    for (let attempt = 0; attempt < 100 && next.status === 429; attempt++) {
+      next.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      next = await openSse(url, bearer(token));
+    }
+    expect(next.status).toBe(200);
+    next.close();
+  });
+});

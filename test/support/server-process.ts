@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+// The compiled server: `npm test` builds before it runs (see the pretest script).
+const MAIN = resolve(repo, 'dist/src/main.js');
+
+/** An admin token valid for PN_ADMIN_TOKEN (at least 32 characters). */
+export const SERVER_ADMIN_TOKEN = 'server-process-admin-token-0123456789';
+
+/** The real server (`node dist/src/main.js`) as a child process on a port of its own choosing. */
+export class ServerProcess {
+  output = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    this.exited = new Promise((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) done({ code: child.exitCode, signal: child.signalCode });
+      else child.once('exit', (code, signal) => done({ code, signal }));
+    });
+  }
+
+  /** Starts the server with `env` (PORT=0 unless given) and resolves once it listens. */
+  static start(env: Record<string, string>): Promise<ServerProcess> {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, PORT: '0', PN_ADMIN_TOKEN: SERVER_ADMIN_TOKEN, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Promise((resolveStart, reject) => {
+      let output = '';
+      let server: ServerProcess | undefined;
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (server) server.output = output;
+        const port = /Listening on port (\d+)/.exec(output)?.[1];
+        if (port && !server) {
+          server = new ServerProcess(child, `http://127.0.0.1:${port}`);
+          server.output = output;
+          resolveStart(server);
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code, signal) => {
+        if (!server) reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
+      });
+    });
+  }
+
+  /** Sends a signal and waits for the process to end. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+}
