@@ -7,6 +7,7 @@ export default {
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.int-spec.ts'],
   moduleNameMapper: {
     '^nestjs-process-notifications$': '<rootDir>/libs/process-notifications/src/index.ts',
+    '^process-notifications-client$': '<rootDir>/libs/process-notifications-client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {

@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 const OUTPUTS = [
   { dist: 'dist', sources: '.' },
   { dist: 'libs/process-notifications/dist', sources: 'libs/process-notifications/src' },
+  { dist: 'libs/process-notifications-client/dist', sources: 'libs/process-notifications-client/src' },
 ];
 const COMPILED = /\.(?:js|js\.map|d\.ts|d\.ts\.map)$/;
 

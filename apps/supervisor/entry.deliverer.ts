@@ -1,0 +1,77 @@
+import { ProblemError, type ProcessNotificationsClient, type RetryNotice } from 'process-notifications-client';
+import { DeliveryRejectedError } from './delivery-rejected.error.js';
+import { EntryRecordsBuilder, type EntryRecord } from './entry-records.builder.js';
+import type { StateDirectoryStore } from './state-directory.store.js';
+import type { StateEntry } from './state-entry.interface.js';
+import type { StderrReporter } from './stderr.reporter.js';
+
+/** How delivering an entry ended. */
+export type DeliveryResult = 'delivered' | 'loop_stopped' | 'in_progress';
+
+const describe = (record: EntryRecord): string => (record.key === 'notification' ? 'the completion notification' : `the ${record.key} record`);
+
+/**
+ * Publishes the records of state entries, one at a time and in order across all entries, each
+ * retried with its identical body until answered. After each answer the entry is rewritten, and
+ * once the notification is answered `accepted` or `duplicate` (or `delivery_stopped` with cause
+ * `loop_stopped`, which is journaled and final) the entry is forgotten.
+ */
+export class EntryDeliverer {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly client: ProcessNotificationsClient,
+    private readonly store: StateDirectoryStore,
+    private readonly reporter: StderrReporter,
+    private readonly signal: AbortSignal,
+    private readonly onRetry: (notice: RetryNotice) => void = () => undefined,
+  ) {}
+
+  /**
+   * Sends what the entry holds and has not been answered yet, after everything queued before.
+   * Resolves `in_progress` while the command has not ended, else how delivery ended; rejects
+   * with {@link DeliveryRejectedError} on a final refusal, or when the supervisor is aborted.
+   */
+  drain(entry: StateEntry): Promise<DeliveryResult> {
+    const run = this.tail.then(() => this.send(entry));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async send(entry: StateEntry): Promise<DeliveryResult> {
+    if (entry.rejected) throw new DeliveryRejectedError(new ProblemError({ type: 'about:blank', title: 'Rejected', ...entry.rejected }));
+    for (const record of EntryRecordsBuilder.pending(entry)) {
+      const options = {
+        signal: this.signal,
+        onRetry: (notice: RetryNotice) => {
+          const seconds = (notice.delayMs / 1000).toFixed(1);
+          this.reporter.progress(`sending ${describe(record)} failed (${notice.reason}); attempt ${notice.attempt + 1} in ${seconds} s`);
+          this.onRetry(notice);
+        },
+      };
+      try {
+        if (record.key === 'notification') await this.client.deliverCompletion(record.notification, options);
+        else await this.client.publishLifecycle(record.lifecycle, options);
+      } catch (error) {
+        if (error instanceof ProblemError && error.code === 'delivery_stopped' && error.cause === 'loop_stopped') {
+          this.reporter.error('the loop is stopped: the completion notification is journaled, but no loop will take it');
+          this.store.remove(entry);
+          return 'loop_stopped';
+        }
+        if (error instanceof ProblemError) {
+          entry.rejected = { status: error.status, code: error.code, detail: error.detail };
+          this.store.save(entry);
+          throw new DeliveryRejectedError(error);
+        }
+        throw error;
+      }
+      entry.published.push(record.key);
+      if (record.key === 'notification') {
+        this.store.remove(entry);
+        return 'delivered';
+      }
+      this.store.save(entry);
+    }
+    return 'in_progress';
+  }
+}

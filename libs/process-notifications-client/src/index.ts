@@ -1,0 +1,17 @@
+/*
+ * A typed client of the process notifications REST API (v1): plain fetch, no dependencies.
+ * Users who write their own supervisor in Node start here; the supervisor CLI uses it too.
+ */
+export type * from './api.types.js';
+export { NetworkError } from './network.error.js';
+export { ProblemError } from './problem.error.js';
+export { RetryPolicy, type RetryPolicyOptions, type Sleep } from './retry-policy.js';
+export {
+  ProcessNotificationsClient,
+  type CallOptions,
+  type EventsOptions,
+  type ProcessNotificationsClientOptions,
+  type RetryNotice,
+  type SessionEvent,
+} from './process-notifications.client.js';
+export { SseDecoder, type ServerSentEvent } from './sse-decoder.js';

@@ -1,0 +1,59 @@
+import type { JournalRecord, TestSession } from './api.js';
+
+/** What one supervised command should have left in the journal (spec sections 6 and 10). */
+export interface ExpectedRun {
+  readonly handle: string;
+  readonly state: string;
+  readonly reason: string;
+  readonly exitCode?: number;
+  /** The reason of a `stop_requested` record, when one is expected. */
+  readonly stopRequested?: string;
+  /** Whether a `started` record is expected (not for a command that could not start). */
+  readonly started?: boolean;
+}
+
+/**
+ * Asserts that the session's journal holds exactly the records of one supervised command, in
+ * order, each id once, with the shapes of spec section 6; returns them.
+ */
+export async function expectRun(session: TestSession, expected: ExpectedRun): Promise<JournalRecord[]> {
+  const records = await session.processRecords();
+  const started = expected.started ?? true;
+  const kinds = [...(started ? ['started'] : []), ...(expected.stopRequested ? ['stop_requested'] : []), 'completed', 'process_notification'];
+  expect(records.map((r) => r.kind)).toEqual(kinds);
+  expect(new Set(records.map((r) => r.idempotency_id)).size).toBe(records.length);
+
+  const lifecycle = records.filter((r) => r.kind !== 'process_notification');
+  const origin = lifecycle[0]!.payload.origin_execution_id;
+  for (const record of lifecycle) {
+    expect(record.payload).toMatchObject({
+      session_id: session.sessionId,
+      loop_id: session.loopId,
+      process_handle: expected.handle,
+      origin_execution_id: origin,
+      process_created_at: expect.any(String),
+    });
+    expect('process_started_at' in record.payload).toBe(started);
+  }
+  const completed = lifecycle.at(-1)!.payload;
+  expect(completed).toMatchObject({ state: expected.state, reason: expected.reason, process_finished_at: expect.any(String) });
+  if (expected.exitCode === undefined) {
+    expect(completed.has_exit_code ?? false).toBe(false);
+    expect(completed.exit_code ?? 0).toBe(0);
+  } else {
+    expect(completed).toMatchObject({ has_exit_code: true, exit_code: expected.exitCode });
+  }
+  if (expected.stopRequested) {
+    expect(lifecycle.find((r) => r.kind === 'stop_requested')!.payload).toMatchObject({ state: 'running', reason: expected.stopRequested });
+  }
+  const notification = records.at(-1)!;
+  expect(notification.payload).toEqual({
+    command_id: notification.idempotency_id,
+    session_id: session.sessionId,
+    loop_id: session.loopId,
+    process_handle: expected.handle,
+    state: expected.state,
+    reason: expected.reason,
+  });
+  return records;
+}
