@@ -35,6 +35,7 @@ export class AppModule implements NestModule {
           loopCapacity: config.loopCapacity,
           maxLoopsPerSession: config.maxLoopsPerSession,
           journalTimeoutMs: config.journalTimeoutMs,
+          retentionDays: config.retentionDays,
         }),
       ],
       controllers: [

@@ -12,6 +12,7 @@ describe('serverConfigFromEnv', () => {
       maxLoopsPerSession: 1000,
       maxStreamsPerSession: 16,
       journalTimeoutMs: 5000,
+      retentionDays: 30,
       logLevel: 'info',
       sseKeepAliveMs: 15000,
     });
@@ -29,6 +30,7 @@ describe('serverConfigFromEnv', () => {
         PN_MAX_LOOPS_PER_SESSION: '7',
         PN_MAX_STREAMS_PER_SESSION: '2',
         PN_JOURNAL_TIMEOUT_MS: '1500',
+        PN_RETENTION_DAYS: '7',
         PN_LOG_LEVEL: 'debug',
       }),
     ).toEqual({
@@ -40,6 +42,7 @@ describe('serverConfigFromEnv', () => {
       maxLoopsPerSession: 7,
       maxStreamsPerSession: 2,
       journalTimeoutMs: 1500,
+      retentionDays: 7,
       logLevel: 'debug',
       sseKeepAliveMs: 15000,
     });
@@ -61,6 +64,7 @@ describe('serverConfigFromEnv', () => {
     ['PN_MAX_LOOPS_PER_SESSION', '0'],
     ['PN_MAX_STREAMS_PER_SESSION', 'x'],
     ['PN_JOURNAL_TIMEOUT_MS', '5s'],
+    ['PN_RETENTION_DAYS', '0'],
     ['PN_ADMIN_TOKEN', 'short-secret'],
     ['PN_ADMIN_TOKEN', `${'a'.repeat(32)} b`],
     ['PN_ADMIN_TOKEN', ` ${'a'.repeat(40)}`],

@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION } from 'nestjs-process-notifications';
+import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, DEFAULT_RETENTION_DAYS } from 'nestjs-process-notifications';
 import { randomBytes } from 'node:crypto';
 import { requireSupportedDatabaseUrl } from './database-url.js';
 
@@ -23,6 +23,8 @@ export interface ServerConfig {
   readonly maxStreamsPerSession: number;
   /** Deadline of one journal call; a database that does not answer in time answers 503. @default 5000 */
   readonly journalTimeoutMs: number;
+  /** Days a consumed notification's or lifecycle record's payload is kept. @default 30 */
+  readonly retentionDays: number;
   /** Lowest level logged (pino's levels; `silent` logs nothing). @default 'info' */
   readonly logLevel: LogLevelName;
   /** An idle event stream sends a `: keep-alive` comment this often, so proxies keep it open. @default 15000 */
@@ -73,7 +75,7 @@ function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
 
 /**
  * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN, PN_LOOP_CAPACITY, PN_MAX_LOOPS_PER_SESSION,
- * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS and PN_LOG_LEVEL; empty means unset. Throws, with one
+ * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS and PN_LOG_LEVEL; empty means unset. Throws, with one
  * line naming the setting, on a value that is not usable, so a misconfigured server never starts.
  */
 export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -87,6 +89,7 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Serve
     maxLoopsPerSession: integer(env, 'PN_MAX_LOOPS_PER_SESSION', DEFAULT_MAX_LOOPS_PER_SESSION, 1, 1_000_000),
     maxStreamsPerSession: integer(env, 'PN_MAX_STREAMS_PER_SESSION', DEFAULT_MAX_STREAMS_PER_SESSION, 1, 10_000),
     journalTimeoutMs: integer(env, 'PN_JOURNAL_TIMEOUT_MS', DEFAULT_JOURNAL_TIMEOUT_MS, 100, 600_000),
+    retentionDays: integer(env, 'PN_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 1, 36_500),
     logLevel: logLevelOf(env),
     sseKeepAliveMs: DEFAULT_SSE_KEEP_ALIVE_MS,
   };

@@ -258,7 +258,7 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
 
     const [entry] = await journal();
     expect(entry).toMatchObject({ kind: 'completed', loopId: ids.loop_id, idempotencyId: ids.event_id, causeCommandId: null });
-    expect(Object.keys(entry!.payload)).toEqual([
+    expect(Object.keys(entry!.payload!)).toEqual([
       'event_id',
       'kind',
       'session_id',
@@ -278,9 +278,9 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
       ...ids,
       session_id: sessionId,
     });
-    expect(entry!.payload.process_created_at).toBe('2026-11-01t12:00:00.500000+02:00');
-    expect(entry!.payload.process_started_at).toBe('2026-11-01T10:00:00.5z');
-    expect(entry!.payload.process_finished_at).toBe('2026-11-01T05:00:00.5000001-05:00');
+    expect(entry!.payload!.process_created_at).toBe('2026-11-01t12:00:00.500000+02:00');
+    expect(entry!.payload!.process_started_at).toBe('2026-11-01T10:00:00.5z');
+    expect(entry!.payload!.process_finished_at).toBe('2026-11-01T05:00:00.5000001-05:00');
     expect(completed.seen[0]!.record).toEqual(entry!.payload);
     expect(Object.isFrozen(completed.seen[0]!.record)).toBe(true);
   });

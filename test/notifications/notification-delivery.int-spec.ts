@@ -63,7 +63,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       }),
     ]);
     // The payload is the canonical six fields in a fixed order.
-    expect(Object.keys(journal[0]!.payload)).toEqual(['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason']);
+    expect(Object.keys(journal[0]!.payload!)).toEqual(['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason']);
     const accepted = recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent);
     expect(accepted).toEqual([new ProcessNotificationAcceptedEvent(service.pendingNotifications(sessionId, loopId)[0]!)]);
   });

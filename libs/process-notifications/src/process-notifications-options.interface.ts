@@ -22,4 +22,12 @@ export interface ProcessNotificationsModuleOptions {
    * @default 1000
    */
   maxLoopsPerSession?: number;
+  /**
+   * Days after which the payloads of consumed notifications and of lifecycle records are dropped
+   * (shown as `null`). Sequence, kind, idempotency id and fingerprint stay forever, so a late
+   * identical retry still answers duplicate and a different payload still answers collision.
+   * Pending notifications are never pruned.
+   * @default 30
+   */
+  retentionDays?: number;
 }

@@ -14,3 +14,6 @@ export const DEFAULT_LOOP_CAPACITY = 64;
 
 /** Most loops one session may open, so one token cannot grow the process without bound. */
 export const DEFAULT_MAX_LOOPS_PER_SESSION = 1000;
+
+/** Days a consumed notification's or lifecycle record's payload is kept. */
+export const DEFAULT_RETENTION_DAYS = 30;

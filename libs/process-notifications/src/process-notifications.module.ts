@@ -7,6 +7,7 @@ import { NotifyProcessCompletionHandler } from './commands/notify-process-comple
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { PN_CONNECTION } from './constants.js';
 import { dataSourceOptionsFromUrl } from './database/data-source-options.js';
+import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './journal/journal-writer.service.js';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -29,6 +30,7 @@ import { SessionRegistry } from './sessions/session-registry.service.js';
   imports: [CqrsModule],
   providers: [
     JournalWriter,
+    JournalRetention,
     SessionRegistry,
     LoopSaga,
     NotifyProcessCompletionHandler,

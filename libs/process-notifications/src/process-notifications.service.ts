@@ -9,6 +9,7 @@ import { NotifyProcessCompletionCommand } from './commands/notify-process-comple
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import type { JournalRecordEntity } from './journal/journal-record.entity.js';
+import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter, type JournalCommit } from './journal/journal-writer.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
@@ -29,7 +30,7 @@ function recordView(record: JournalRecordEntity): JournalRecordView {
     idempotencyId: record.idempotencyId,
     causeCommandId: record.causeCommandId,
     createdAt: record.createdAt,
-    payload: JSON.parse(record.payload) as Record<string, unknown>,
+    payload: JSON.parse(record.payload) as Record<string, unknown> | null,
   };
 }
 
@@ -44,7 +45,17 @@ export class ProcessNotificationsService {
     private readonly registry: SessionRegistry,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
+    private readonly retention: JournalRetention,
   ) {}
+
+  /**
+   * Drops the payloads of consumed notifications and lifecycle records older than
+   * `retentionDays` at `now` (this also runs hourly); returns how many were dropped.
+   * @param now the clock, for tests and tools that must not wait @default new Date()
+   */
+  pruneJournal(now?: Date): Promise<number> {
+    return this.retention.prune(now);
+  }
 
   /**
    * Opens a session. The returned token is shown once; only its hash is stored.

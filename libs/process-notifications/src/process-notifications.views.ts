@@ -25,5 +25,6 @@ export interface JournalRecordView {
   readonly idempotencyId: string;
   readonly causeCommandId: string | null;
   readonly createdAt: string;
-  readonly payload: Record<string, unknown>;
+  /** The canonical payload; `null` once retention dropped it. */
+  readonly payload: Record<string, unknown> | null;
 }

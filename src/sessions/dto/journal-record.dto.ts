@@ -20,8 +20,13 @@ export class JournalRecordDto {
   @ApiProperty({ format: 'date-time' })
   readonly created_at: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The canonical persisted payload.' })
-  readonly payload: Record<string, unknown>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'The canonical persisted payload; null once retention (PN_RETENTION_DAYS) dropped it.',
+  })
+  readonly payload: Record<string, unknown> | null;
 
   static from(record: JournalRecordView): JournalRecordDto {
     return {
