@@ -1,25 +1,10 @@
 import { IdempotencyCollisionError, type ProcessNotificationsService } from 'nestjs-process-notifications';
-import { randomUUID } from 'node:crypto';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
-import { createTestApp, notification } from '../support/test-app.js';
+import { createTestApp, lifecycleRecord, notification } from '../support/test-app.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 // The clock the retention job is given: far enough ahead that everything written now is old.
 const later = (days: number) => new Date(Date.now() + days * DAY_MS);
-
-function lifecycle(sessionId: string, loopId: string): Record<string, unknown> {
-  return {
-    event_id: randomUUID(),
-    kind: 'started',
-    session_id: sessionId,
-    loop_id: loopId,
-    process_handle: 'proc-1',
-    origin_execution_id: randomUUID(),
-    state: 'running',
-    process_created_at: '2026-01-01T00:00:00Z',
-    process_started_at: '2026-01-01T00:00:01Z',
-  };
-}
 
 // Retention drops old payloads but keeps what de-duplication needs, forever (spec section 11).
 async function retentionHolds(service: ProcessNotificationsService): Promise<void> {
@@ -27,7 +12,7 @@ async function retentionHolds(service: ProcessNotificationsService): Promise<voi
   const { loopId } = await service.openLoop(sessionId);
   const consumed = notification(sessionId, loopId);
   const pending = notification(sessionId, loopId);
-  const record = lifecycle(sessionId, loopId);
+  const record = lifecycleRecord(sessionId, loopId);
   await service.notifyProcessCompletion(sessionId, consumed);
   await service.notifyProcessCompletion(sessionId, pending);
   await service.publishProcessLifecycle(sessionId, record);

@@ -31,3 +31,19 @@ export function notification(sessionId: string, loopId: string, overrides: Recor
     ...overrides,
   };
 }
+
+/** A valid `started` lifecycle record; override any field. */
+export function lifecycleRecord(sessionId: string, loopId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    event_id: randomUUID(),
+    kind: 'started',
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: 'proc-1',
+    origin_execution_id: randomUUID(),
+    state: 'running',
+    process_created_at: '2026-01-01T00:00:00Z',
+    process_started_at: '2026-01-01T00:00:01Z',
+    ...overrides,
+  };
+}

@@ -1,6 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { serverConfigFromEnv, type ServerConfig } from '../../../src/config/server-config.js';
@@ -54,20 +53,4 @@ export async function openSessionWithLoop(
   return { sessionId: session.body.session_id, loopId: loop.body.loop_id, token: session.body.token };
 }
 
-export { notification } from '../../support/test-app.js';
-
-/** A valid `started` lifecycle record; override any field. */
-export function lifecycleRecord(sessionId: string, loopId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    event_id: randomUUID(),
-    kind: 'started',
-    session_id: sessionId,
-    loop_id: loopId,
-    process_handle: 'proc-1',
-    origin_execution_id: randomUUID(),
-    state: 'running',
-    process_created_at: '2026-01-01T00:00:00Z',
-    process_started_at: '2026-01-01T00:00:01Z',
-    ...overrides,
-  };
-}
+export { lifecycleRecord, notification } from '../../support/test-app.js';

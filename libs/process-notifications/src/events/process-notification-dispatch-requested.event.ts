@@ -9,8 +9,8 @@ import type { PendingProcessNotification } from '../sessions/pending-process-not
 export class ProcessNotificationDispatchRequestedEvent {
   constructor(
     readonly notification: PendingProcessNotification,
-    /** The journal already holds a consumed record for it: it must not go back into the set. */
-    readonly alreadyConsumed: boolean,
+    /** Whether this call journaled it (false: an identical earlier call did, so it may be consumed). */
+    readonly appended: boolean,
     readonly reply: Subject<LoopAnswer>,
   ) {}
 }

@@ -3,11 +3,11 @@ import type { Subject } from 'rxjs';
 import type { LoopAnswer } from '../../sessions/process-loop.js';
 import type { PendingProcessNotification } from '../../sessions/pending-process-notification.interface.js';
 
-/** Offer a journaled notification to its loop and answer through `reply`. */
+/** Offer a journaled notification to its loop and answer through `reply`. `appended` as in the event. */
 export class DispatchProcessNotificationCommand extends Command<void> {
   constructor(
     readonly notification: PendingProcessNotification,
-    readonly alreadyConsumed: boolean,
+    readonly appended: boolean,
     readonly reply: Subject<LoopAnswer>,
   ) {
     super();

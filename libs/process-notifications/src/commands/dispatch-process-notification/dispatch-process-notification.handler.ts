@@ -1,25 +1,34 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from '../../events/process-notification-accepted.event.js';
+import { JournalWriter } from '../../journal/journal-writer.service.js';
 import type { LoopAnswer } from '../../sessions/process-loop.js';
 import { SessionRegistry } from '../../sessions/session-registry.service.js';
 import { DispatchProcessNotificationCommand } from './dispatch-process-notification.command.js';
 
+const DUPLICATE: LoopAnswer = { disposition: 'duplicate' };
+
+/**
+ * The loop's side of a delivery, in one place: find the loop, decide whether the notification
+ * was already handed over once (held now, or consumed before), otherwise offer it, and answer
+ * through the reply. The notification is journaled already.
+ */
 @CommandHandler(DispatchProcessNotificationCommand)
 export class DispatchProcessNotificationHandler implements ICommandHandler<DispatchProcessNotificationCommand> {
   constructor(
     private readonly registry: SessionRegistry,
+    private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
 
-  async execute({ notification, alreadyConsumed, reply }: DispatchProcessNotificationCommand): Promise<void> {
+  async execute({ notification, appended, reply }: DispatchProcessNotificationCommand): Promise<void> {
     // Never throw: the caller is waiting on `reply`, and a throw here would only be logged.
     try {
-      const loop = this.registry.getLoop(notification.sessionId, notification.loopId);
-      let answer: LoopAnswer;
-      if (!loop) answer = { disposition: 'stopped', cause: 'misrouted' };
-      // One command id is handed to its loop once: a late retry of a consumed one is a duplicate.
-      else if (alreadyConsumed) answer = { disposition: 'duplicate' };
-      else answer = loop.offer(notification);
+      const loop = this.registry.requireLoop(notification.sessionId, notification.loopId);
+      // One command id is handed to its loop once: only a retry (nothing appended) of one the
+      // loop no longer holds can have been consumed, so only that case reads the journal.
+      const consumed =
+        !appended && !loop.has(notification.commandId) && (await this.journal.consumptionOf(loop.sessionId, notification.commandId)) !== null;
+      const answer = consumed ? DUPLICATE : loop.offer(notification);
       reply.next(answer);
       reply.complete();
       if (answer.disposition === 'accepted') this.eventBus.publish(new ProcessNotificationAcceptedEvent(notification));

@@ -44,12 +44,10 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
       payload,
     });
     const pending = pendingFromPayload(payload, record.sequence);
-    // Only a retry can find it consumed; the first delivery skips the lookup.
-    const alreadyConsumed =
-      !appended && !loop.has(dto.command_id) && (await this.journal.consumptionOf(dto.session_id, dto.command_id)) !== null;
 
+    // Journaled: now the loop's turn (LoopSaga -> DispatchProcessNotificationHandler).
     const reply = new ReplaySubject<LoopAnswer>(1);
-    this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, alreadyConsumed, reply));
+    this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, appended, reply));
     // During shutdown the saga may already be unsubscribed: answer stopped rather than hang. The
     // notification is journaled, so the restart restores it and the supervisor's retry finds it.
     const answer = await firstValueFrom(race(reply, this.registry.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN))));
