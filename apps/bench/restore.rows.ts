@@ -11,7 +11,7 @@ export interface RestoreOptions {
   readonly runs: number;
 }
 
-/** Starts the module on the file (which runs the restore in `SessionRegistry.onModuleInit`). */
+/** Starts the module on the file (which runs the restore in `JournalRestore.onModuleInit`). */
 async function start(databaseUrl: string): Promise<{ seconds: number; service: ProcessNotificationsService; close: () => Promise<void> }> {
   const started = performance.now();
   const app = await NestFactory.createApplicationContext(ProcessNotificationsModule.forRoot({ databaseUrl }), { logger: ['error', 'warn'] });
@@ -21,7 +21,7 @@ async function start(databaseUrl: string): Promise<{ seconds: number; service: P
 
 /**
  * Restore: the time to start the module (Nest application context init, whose
- * `SessionRegistry.onModuleInit` rebuilds every pending set from the journal) on a file database
+ * `JournalRestore.onModuleInit` rebuilds every pending set from the journal) on a file database
  * holding `records` journal records, timed `runs` times; also the start time of the same file
  * before the bulk insert, which is the part that does not depend on the journal.
  */

@@ -19,7 +19,10 @@ import type { ProcessNotificationsModuleOptions } from './process-notifications-
 import { ProcessNotificationsOptionsModule } from './process-notifications-options.module.js';
 import { ProcessNotificationsService } from './process-notifications.service.js';
 import { LoopSaga } from './sagas/loop.saga.js';
-import { SessionRegistry } from './sessions/session-registry.service.js';
+import { ShutdownSignal } from './lifecycle/shutdown-signal.service.js';
+import { Loops } from './loops/loops.service.js';
+import { JournalRestore } from './restore/journal-restore.service.js';
+import { Sessions } from './sessions/sessions.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -31,7 +34,10 @@ import { SessionRegistry } from './sessions/session-registry.service.js';
   providers: [
     JournalWriter,
     JournalRetention,
-    SessionRegistry,
+    Sessions,
+    Loops,
+    JournalRestore,
+    ShutdownSignal,
     LoopSaga,
     NotifyProcessCompletionHandler,
     DispatchProcessNotificationHandler,

@@ -8,13 +8,14 @@ import type { NotificationDelivery } from './commands/notify-process-completion/
 import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
-import type { JournalRecordEntity } from './journal/journal-record.entity.js';
+import type { JournalRecordEntity } from './database/journal-record.entity.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter, type JournalCommit } from './journal/journal-writer.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
-import type { PendingProcessNotification } from './sessions/pending-process-notification.interface.js';
-import type { ProcessLoop } from './sessions/process-loop.js';
-import { SessionRegistry } from './sessions/session-registry.service.js';
+import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
+import type { ProcessLoop } from './loops/process-loop.js';
+import { Loops } from './loops/loops.service.js';
+import { Sessions } from './sessions/sessions.service.js';
 import type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
 
 function loopView(loop: ProcessLoop): LoopView {
@@ -42,7 +43,8 @@ function recordView(record: JournalRecordEntity): JournalRecordView {
 export class ProcessNotificationsService {
   constructor(
     private readonly commandBus: CommandBus,
-    private readonly registry: SessionRegistry,
+    private readonly loops: Loops,
+    private readonly sessions: Sessions,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
     private readonly retention: JournalRetention,
@@ -62,19 +64,19 @@ export class ProcessNotificationsService {
    * @param sessionId the id to use; a random UUID when omitted
    */
   async openSession(sessionId?: string): Promise<{ sessionId: string; token: string }> {
-    const { session, token } = await this.registry.openSession(sessionId);
+    const { session, token } = await this.sessions.open(sessionId);
     return { sessionId: session.sessionId, token };
   }
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
   getSession(sessionId: string): SessionView {
-    const session = this.registry.requireSession(sessionId);
-    return { sessionId: session.sessionId, loops: this.registry.loopsOf(session.sessionId).map(loopView) };
+    const session = this.sessions.require(sessionId);
+    return { sessionId: session.sessionId, loops: this.loops.ofSession(session.sessionId).map(loopView) };
   }
 
   /** The session id a bearer token opens, or undefined. Constant-time comparison. */
   authenticate(token: string): string | undefined {
-    return this.registry.authenticate(token);
+    return this.sessions.authenticate(token);
   }
 
   /**
@@ -82,16 +84,16 @@ export class ProcessNotificationsService {
    * @param engine only `native` loops take process notifications @default 'native'
    */
   async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    return loopView(await this.registry.openLoop(sessionId, options.loopId, options.engine));
+    return loopView(await this.loops.open(sessionId, options.loopId, options.engine));
   }
 
   getLoop(sessionId: string, loopId: string): LoopView {
-    return loopView(this.registry.requireLoop(sessionId, loopId));
+    return loopView(this.loops.require(sessionId, loopId));
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    return loopView(await this.registry.stopLoop(sessionId, loopId));
+    return loopView(await this.loops.stop(sessionId, loopId));
   }
 
   /**
@@ -121,7 +123,7 @@ export class ProcessNotificationsService {
 
   /** The loop's pending set in acceptance order. */
   pendingNotifications(sessionId: string, loopId: string): PendingProcessNotification[] {
-    return this.registry.requireLoop(sessionId, loopId).list();
+    return this.loops.require(sessionId, loopId).list();
   }
 
   /** Consumes a pending notification; a second consume answers `consumed: false`. */
@@ -131,7 +133,7 @@ export class ProcessNotificationsService {
 
   /** Journal records of a session after `after`, at most `limit`, in sequence order. */
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
-    const session = this.registry.requireSession(sessionId);
+    const session = this.sessions.require(sessionId);
     return (await this.journal.page(session.sessionId, after, limit)).map(recordView);
   }
 
@@ -164,7 +166,7 @@ export class ProcessNotificationsService {
    * A running count: reading it costs nothing, however many loops there are.
    */
   get pendingCount(): number {
-    return this.registry.pendingCount;
+    return this.loops.pendingCount;
   }
 
   /** Every journal record as it commits, all sessions, in sequence order. */

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { JournalRecordEntity } from '../journal/journal-record.entity.js';
-import { LoopEntity } from '../sessions/loop.entity.js';
-import { SessionEntity } from '../sessions/session.entity.js';
+import { JournalRecordEntity } from './journal-record.entity.js';
+import { LoopEntity } from './loop.entity.js';
+import { SessionEntity } from './session.entity.js';
 import { InitialSchema1764450000000 } from './migrations/1764450000000-initial-schema.migration.js';
 
 /** The default database: an embedded SQLite file. */

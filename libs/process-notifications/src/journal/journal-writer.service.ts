@@ -13,7 +13,7 @@ import { CONSUMED_KIND } from './consumed-record.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from './journal-outage.js';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
-import { JournalRecordEntity } from './journal-record.entity.js';
+import { JournalRecordEntity } from '../database/journal-record.entity.js';
 import { isStoreFailure } from './store-failure.js';
 
 type Outcome<T> = { value: T; written: JournalRecordEntity[] };

@@ -20,6 +20,15 @@ export function requireCanonicalUuid(value: unknown, field: string): string {
 }
 
 /**
+ * An id passed by embedding code to look something up: any case, compared in lower case. Only
+ * its type is checked here; an id that is not a UUID simply finds nothing.
+ */
+export function idOf(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw new ValidationError(field, `${field} must be a string`);
+  return value.toLowerCase();
+}
+
+/**
  * A UUID field: canonical form, not nil, stored and compared in lower case (so an upper-case
  * retry is identical, not a collision).
  */

@@ -3,7 +3,7 @@ import { NotificationNotFoundError } from '../../errors/notification-not-found.e
 import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
 import { consumedRecord } from '../../journal/consumed-record.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
-import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import { Loops } from '../../loops/loops.service.js';
 import { requireCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { ConsumeProcessNotificationCommand } from './consume-process-notification.command.js';
 import type { NotificationConsumption } from './notification-consumption.interface.js';
@@ -11,14 +11,14 @@ import type { NotificationConsumption } from './notification-consumption.interfa
 @CommandHandler(ConsumeProcessNotificationCommand)
 export class ConsumeProcessNotificationHandler implements ICommandHandler<ConsumeProcessNotificationCommand> {
   constructor(
-    private readonly registry: SessionRegistry,
+    private readonly loops: Loops,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
 
   async execute(command: ConsumeProcessNotificationCommand): Promise<NotificationConsumption> {
     const commandId = requireCanonicalUuid(command.commandId, 'command_id');
-    const loop = this.registry.requireLoop(command.sessionId, command.loopId);
+    const loop = this.loops.require(command.sessionId, command.loopId);
 
     if (loop.has(commandId)) {
       const { record, appended } = await this.journal.append(consumedRecord(loop.sessionId, loop.loopId, commandId));

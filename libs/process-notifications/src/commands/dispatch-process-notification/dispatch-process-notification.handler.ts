@@ -1,8 +1,8 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from '../../events/process-notification-accepted.event.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
-import type { LoopAnswer } from '../../sessions/process-loop.js';
-import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import type { LoopAnswer } from '../../loops/process-loop.js';
+import { Loops } from '../../loops/loops.service.js';
 import { DispatchProcessNotificationCommand } from './dispatch-process-notification.command.js';
 
 const DUPLICATE: LoopAnswer = { disposition: 'duplicate' };
@@ -15,7 +15,7 @@ const DUPLICATE: LoopAnswer = { disposition: 'duplicate' };
 @CommandHandler(DispatchProcessNotificationCommand)
 export class DispatchProcessNotificationHandler implements ICommandHandler<DispatchProcessNotificationCommand> {
   constructor(
-    private readonly registry: SessionRegistry,
+    private readonly loops: Loops,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
@@ -23,7 +23,7 @@ export class DispatchProcessNotificationHandler implements ICommandHandler<Dispa
   async execute({ notification, appended, reply }: DispatchProcessNotificationCommand): Promise<void> {
     // Never throw: the caller is waiting on `reply`, and a throw here would only be logged.
     try {
-      const loop = this.registry.requireLoop(notification.sessionId, notification.loopId);
+      const loop = this.loops.require(notification.sessionId, notification.loopId);
       // One command id is handed to its loop once: only a retry (nothing appended) of one the
       // loop no longer holds can have been consumed, so only that case reads the journal.
       const consumed =

@@ -6,9 +6,10 @@ import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js
 import { ProcessNotificationDispatchRequestedEvent } from '../../events/process-notification-dispatch-requested.event.js';
 import { canonicalPayload } from '../../journal/canonical-payload.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
-import { pendingFromPayload } from '../../sessions/pending-from-payload.js';
-import type { LoopAnswer } from '../../sessions/process-loop.js';
-import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import { pendingFromPayload } from '../../loops/pending-from-payload.js';
+import type { LoopAnswer } from '../../loops/process-loop.js';
+import { Loops } from '../../loops/loops.service.js';
+import { ShutdownSignal } from '../../lifecycle/shutdown-signal.service.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { NotificationDelivery } from './notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './notify-process-completion.command.js';
@@ -23,7 +24,8 @@ const SHUTTING_DOWN: LoopAnswer = { disposition: 'stopped', cause: 'loop_stopped
 @CommandHandler(NotifyProcessCompletionCommand)
 export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyProcessCompletionCommand> {
   constructor(
-    private readonly registry: SessionRegistry,
+    private readonly loops: Loops,
+    private readonly shutdown: ShutdownSignal,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
@@ -32,7 +34,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, notification);
     const caller = sessionId.toLowerCase();
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
-    const loop = this.registry.requireLoop(dto.session_id, dto.loop_id);
+    const loop = this.loops.require(dto.session_id, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 
     const payload = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
@@ -50,7 +52,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, appended, reply));
     // During shutdown the saga may already be unsubscribed: answer stopped rather than hang. The
     // notification is journaled, so the restart restores it and the supervisor's retry finds it.
-    const answer = await firstValueFrom(race(reply, this.registry.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN))));
+    const answer = await firstValueFrom(race(reply, this.shutdown.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN))));
     if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause, appended);
     return { disposition: answer.disposition, commandId: dto.command_id, sequence: record.sequence, appended };
   }

@@ -8,7 +8,7 @@ import { ProcessStartedEvent } from '../../events/process-started.event.js';
 import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.event.js';
 import { canonicalPayload } from '../../journal/canonical-payload.js';
 import { JournalWriter } from '../../journal/journal-writer.service.js';
-import { SessionRegistry } from '../../sessions/session-registry.service.js';
+import { Sessions } from '../../sessions/sessions.service.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';
 import type { LifecyclePublication } from './lifecycle-publication.interface.js';
@@ -30,7 +30,7 @@ const EVENT_OF: Record<LifecycleKind, new (record: ProcessLifecycleRecord, seque
 @CommandHandler(PublishProcessLifecycleCommand)
 export class PublishProcessLifecycleHandler implements ICommandHandler<PublishProcessLifecycleCommand> {
   constructor(
-    private readonly registry: SessionRegistry,
+    private readonly sessions: Sessions,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
@@ -46,7 +46,7 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
       throw new OwnerMismatchError(caller, claimed.toLowerCase());
     }
     const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, record);
-    this.registry.requireSession(caller);
+    this.sessions.require(caller);
 
     // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
     const payload = canonicalPayload(dto, ProcessLifecycleRecordDto.schema.properties);

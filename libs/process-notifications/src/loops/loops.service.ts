@@ -1,0 +1,131 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
+import { LoopEntity } from '../database/loop.entity.js';
+import { AlreadyExistsError } from '../errors/already-exists.error.js';
+import { LoopLimitError } from '../errors/loop-limit.error.js';
+import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
+import { ValidationError } from '../errors/validation.error.js';
+import { JournalWriter } from '../journal/journal-writer.service.js';
+import { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
+import { Sessions } from '../sessions/sessions.service.js';
+import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { LOOP_ENGINES, type LoopEngine } from '../vocabulary/process-vocabulary.js';
+import { ProcessLoop } from './process-loop.js';
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * The loop actors of this process: opened, stopped and persisted through the journal writer,
+ * held here by session. Each actor owns its pending set (see {@link ProcessLoop}).
+ */
+@Injectable()
+export class Loops {
+  // By session, then by loop id: a session's loops are read without a scan of all loops.
+  private readonly bySession = new Map<string, Map<string, ProcessLoop>>();
+  private readonly capacity: number;
+  private readonly maxLoopsPerSession: number;
+  // Kept up to date by the loops themselves, so reading it never scans them.
+  private pendingTotal = 0;
+
+  constructor(
+    private readonly writer: JournalWriter,
+    private readonly sessions: Sessions,
+    @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
+  ) {
+    this.capacity = positiveInteger(options.loopCapacity ?? DEFAULT_LOOP_CAPACITY, 'loopCapacity');
+    this.maxLoopsPerSession = positiveInteger(options.maxLoopsPerSession ?? DEFAULT_MAX_LOOPS_PER_SESSION, 'maxLoopsPerSession');
+  }
+
+  async open(requestedSessionId: string, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+    const { sessionId } = this.sessions.require(requestedSessionId);
+    const loopId = requireCanonicalUuid(requestedLoopId, 'loop_id');
+    if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
+    const entity = await this.writer.write(async (manager) => {
+      if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
+      // Counted in the serialized transaction, so concurrent calls cannot overshoot together.
+      if ((await manager.countBy(LoopEntity, { sessionId })) >= this.maxLoopsPerSession) {
+        throw new LoopLimitError(sessionId, this.maxLoopsPerSession);
+      }
+      const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt: new Date().toISOString() });
+      await manager.insert(LoopEntity, row);
+      return row;
+    });
+    return this.add(entity);
+  }
+
+  /** The loop, or `SessionNotFoundError` / `LoopNotFoundError`. Ids in any case. */
+  require(requestedSessionId: string, requestedLoopId: string): ProcessLoop {
+    const { sessionId } = this.sessions.require(requestedSessionId);
+    const loopId = idOf(requestedLoopId, 'loop_id');
+    const loop = this.find(sessionId, loopId);
+    if (!loop) throw new LoopNotFoundError(sessionId, loopId);
+    return loop;
+  }
+
+  /** The loop with exactly these (lower-case) ids, if this process has it. */
+  find(sessionId: string, loopId: string): ProcessLoop | undefined {
+    return this.bySession.get(sessionId)?.get(loopId);
+  }
+
+  ofSession(sessionId: string): ProcessLoop[] {
+    return [...(this.bySession.get(sessionId)?.values() ?? [])];
+  }
+
+  /** Notifications pending in all loops of this process. */
+  get pendingCount(): number {
+    return this.pendingTotal;
+  }
+
+  /**
+   * Stops a loop durably; later deliveries answer `stopped` (`loop_stopped`). What the loop holds
+   * stays pending (and consumable); a `loop_stopped` journal record lists it, so a restart
+   * restores exactly that and every answer stays what it was before the restart.
+   */
+  async stop(sessionId: string, loopId: string): Promise<ProcessLoop> {
+    const loop = this.require(sessionId, loopId);
+    if (loop.state === 'stopped') return loop;
+    let stoppedHere = false;
+    try {
+      await this.writer.write(async (manager, journal) => {
+        // The writer may run this twice (alone after a failed batch); a concurrent stop wins.
+        if (!stoppedHere && loop.state === 'stopped') return;
+        // From here on the loop takes nothing more, so the record lists exactly what it holds.
+        loop.stop();
+        stoppedHere = true;
+        await manager.update(LoopEntity, { sessionId: loop.sessionId, loopId: loop.loopId }, { state: 'stopped' });
+        await journal.append({
+          sessionId: loop.sessionId,
+          loopId: loop.loopId,
+          kind: 'loop_stopped',
+          idempotencyId: `stopped:${loop.loopId}`,
+          payload: { loop_id: loop.loopId, pending: loop.list().map((notification) => notification.commandId) },
+        });
+      });
+    } catch (error) {
+      if (stoppedHere) loop.undoStop();
+      throw error;
+    }
+    return loop;
+  }
+
+  /** Replaces the actors with the persisted loops, pending sets empty (restore at start). */
+  load(loops: readonly LoopEntity[]): void {
+    this.bySession.clear();
+    this.pendingTotal = 0;
+    for (const entity of loops) this.add(entity);
+  }
+
+  private add(entity: LoopEntity): ProcessLoop {
+    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
+      this.pendingTotal += delta;
+    });
+    let ofSession = this.bySession.get(entity.sessionId);
+    if (!ofSession) this.bySession.set(entity.sessionId, (ofSession = new Map()));
+    ofSession.set(entity.loopId, loop);
+    return loop;
+  }
+}
