@@ -1,8 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DEFAULT_RETENTION_DAYS, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { LIFECYCLE_KINDS } from '../vocabulary/process-vocabulary.js';
-import { CONSUMED_KIND } from './consumed-record.js';
 import { JournalWriter } from './journal-writer.service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -10,20 +8,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 // large backlog never holds the write queue for long.
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const PRUNE_BATCH = 1000;
-
-/** The stored form of a dropped payload: JSON `null`, which the journal API shows as is. */
-export const DROPPED_PAYLOAD = 'null';
-
-// Records whose payload may go: lifecycle records, consumption records, and notifications that
-// were consumed. Never a pending notification, never a loop's stop record (restore needs it).
-const PRUNABLE = `
-  created_at < $cutoff AND payload <> '${DROPPED_PAYLOAD}' AND (
-    kind IN (${[...LIFECYCLE_KINDS, CONSUMED_KIND].map((kind) => `'${kind}'`).join(', ')})
-    OR (kind = 'process_notification' AND EXISTS (
-      SELECT 1 FROM pn_journal c
-      WHERE c.session_id = pn_journal.session_id AND c.cause_command_id = pn_journal.idempotency_id AND c.kind = '${CONSUMED_KIND}'
-    ))
-  )`;
 
 /**
  * Retention: drops old payloads of consumed notifications and lifecycle records, hourly and on
@@ -63,17 +47,7 @@ export class JournalRetention implements OnApplicationBootstrap, OnModuleDestroy
     const cutoff = new Date(now.getTime() - this.retentionMs).toISOString();
     let dropped = 0;
     for (;;) {
-      const count = await this.writer.write(async (manager) => {
-        const driver = manager.connection.driver;
-        const where = PRUNABLE.replace('$cutoff', driver.createParameter('cutoff', 0));
-        const rows = (await manager.query(`SELECT sequence FROM pn_journal WHERE ${where} ORDER BY sequence LIMIT ${PRUNE_BATCH}`, [
-          cutoff,
-        ])) as Array<{ sequence: number | string }>;
-        if (rows.length === 0) return 0;
-        const sequences = rows.map((row) => Number(row.sequence));
-        await manager.query(`UPDATE pn_journal SET payload = '${DROPPED_PAYLOAD}' WHERE sequence IN (${sequences.join(', ')})`);
-        return sequences.length;
-      });
+      const count = await this.writer.dropPayloads(cutoff, PRUNE_BATCH);
       dropped += count;
       if (count < PRUNE_BATCH) break;
     }

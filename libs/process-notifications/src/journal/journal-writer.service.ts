@@ -14,6 +14,7 @@ import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from './journal-outage.js';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from '../database/journal-record.entity.js';
+import { JournalRows, type LoopStopRow, type PendingRow } from '../database/journal-rows.js';
 import { isStoreFailure } from './store-failure.js';
 
 type Outcome<T> = { value: T; written: JournalRecordEntity[] };
@@ -45,33 +46,6 @@ interface SqliteConnection {
 
 type BatchResult = { outcomes: Outcome<unknown>[] } | { error: unknown; retryAlone: boolean };
 
-const JOURNAL_COLUMNS = 'sequence, session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at';
-
-interface JournalRow {
-  sequence: number | string;
-  session_id: string;
-  loop_id: string | null;
-  kind: JournalKind;
-  idempotency_id: string;
-  fingerprint: string;
-  payload: string;
-  cause_command_id: string | null;
-  created_at: string;
-}
-
-function recordFromRow(row: JournalRow): JournalRecordEntity {
-  return Object.assign(new JournalRecordEntity(), {
-    sequence: Number(row.sequence),
-    sessionId: row.session_id,
-    loopId: row.loop_id,
-    kind: row.kind,
-    idempotencyId: row.idempotency_id,
-    fingerprint: row.fingerprint,
-    payload: row.payload,
-    causeCommandId: row.cause_command_id,
-    createdAt: row.created_at,
-  });
-}
 
 
 /** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
@@ -111,7 +85,7 @@ export class JournalWriter {
   private readonly outage = new JournalOutage(this.logger);
   private readonly queue: Job[] = [];
   private draining = false;
-  private sql?: { find: string; insert: string };
+  private readonly rows: JournalRows;
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
@@ -126,6 +100,7 @@ export class JournalWriter {
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
+    this.rows = new JournalRows(dataSource);
     this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
@@ -202,6 +177,16 @@ export class JournalWriter {
     );
   }
 
+  /** What restore needs: still-pending notifications and loop stop records, in one read. */
+  restoreRows(): Promise<{ pending: PendingRow[]; stops: LoopStopRow[] }> {
+    return this.read(async (manager) => ({ pending: await this.rows.pendingNotifications(manager), stops: await this.rows.loopStops(manager) }));
+  }
+
+  /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
+  dropPayloads(cutoff: string, limit: number): Promise<number> {
+    return this.write((manager) => this.rows.dropPayloads(manager, cutoff, limit));
+  }
+
   /**
    * True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS}. While the store
    * is failing the probe on SQLite is a real append, taken back in the same transaction (the row
@@ -241,14 +226,12 @@ export class JournalWriter {
   ): Promise<Outcome<JournalAppend | { collision: JournalRecordEntity }>> {
     const payload = JSON.stringify(draft.payload);
     const fingerprint = fingerprintOf(draft.kind, payload);
-    const sql = this.appendSql();
-    const [row] = (await manager.query(sql.find, [draft.sessionId, draft.idempotencyId])) as JournalRow[];
-    if (row) {
-      const existing = recordFromRow(row);
+    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
+    if (existing) {
       const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
       return { value, written: [] };
     }
-    const record = Object.assign(new JournalRecordEntity(), {
+    const record = await this.rows.insert(manager, {
       sessionId: draft.sessionId,
       loopId: draft.loopId,
       kind: draft.kind,
@@ -258,33 +241,7 @@ export class JournalWriter {
       causeCommandId: draft.causeCommandId ?? null,
       createdAt: new Date().toISOString(),
     });
-    const [inserted] = (await manager.query(sql.insert, [
-      record.sessionId,
-      record.loopId,
-      record.kind,
-      record.idempotencyId,
-      record.fingerprint,
-      record.payload,
-      record.causeCommandId,
-      record.createdAt,
-    ])) as Array<{ sequence: number | string }>;
-    record.sequence = Number(inserted!.sequence);
     return { value: { record, appended: true }, written: [record] };
-  }
-
-  // Hand-written statements for the hot path: TypeORM's query builder cost more CPU than
-  // SQLite spent executing them (see apps/bench). Placeholders follow the driver.
-  private appendSql(): { find: string; insert: string } {
-    if (!this.sql) {
-      const p = (index: number) => this.dataSource.driver.createParameter(`p${index}`, index);
-      this.sql = {
-        find: `SELECT ${JOURNAL_COLUMNS} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`,
-        insert:
-          'INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at) ' +
-          `VALUES (${[0, 1, 2, 3, 4, 5, 6, 7].map(p).join(', ')}) RETURNING sequence`,
-      };
-    }
-    return this.sql;
   }
 
   private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs = this.timeoutMs): Promise<T> {

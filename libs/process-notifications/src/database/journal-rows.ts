@@ -1,0 +1,112 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CONSUMED_KIND } from '../journal/consumed-record.js';
+import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
+import { JournalRecordEntity } from './journal-record.entity.js';
+
+// The journal's columns, in the order of the table (the entity and the migration describe the
+// same table for TypeORM); every hand-written statement of the library is in this file.
+const COLUMNS = ['sequence', 'session_id', 'loop_id', 'kind', 'idempotency_id', 'fingerprint', 'payload', 'cause_command_id', 'created_at'] as const;
+type JournalRow = Record<(typeof COLUMNS)[number], string | number | null>;
+
+/** The stored form of a dropped payload: JSON `null`, which the journal API shows as is. */
+export const DROPPED_PAYLOAD = 'null';
+
+/** A journaled notification still pending, as restore reads it. */
+export interface PendingRow {
+  readonly sequence: number;
+  readonly sessionId: string;
+  readonly loopId: string;
+  readonly payload: string;
+}
+
+/** A loop's stop record: what the loop held when it stopped. */
+export interface LoopStopRow {
+  readonly sessionId: string;
+  readonly loopId: string;
+  readonly pending: readonly string[];
+}
+
+const consumedExists = (alias: string) => `EXISTS (
+    SELECT 1 FROM pn_journal c
+    WHERE c.session_id = ${alias}.session_id AND c.cause_command_id = ${alias}.idempotency_id AND c.kind = '${CONSUMED_KIND}'
+  )`;
+
+/**
+ * The journal table's SQL and row mapping, for the journal writer, restore and retention.
+ * Hand-written statements: on the hot path TypeORM's query builder cost more CPU than SQLite
+ * spent executing them (see apps/bench). Placeholders follow the driver; call inside the
+ * writer's queue (every method takes the transaction's manager).
+ */
+export class JournalRows {
+  private readonly findSql: string;
+  private readonly insertSql: string;
+  private readonly pruneSql: string;
+
+  constructor(dataSource: DataSource) {
+    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    const written = COLUMNS.filter((column) => column !== 'sequence');
+    this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
+    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')}) RETURNING sequence`;
+    // Lifecycle records, consumption records and consumed notifications; never a pending
+    // notification, never a loop's stop record (restore needs it).
+    this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (
+      kind IN (${[...LIFECYCLE_KINDS, CONSUMED_KIND].map((kind) => `'${kind}'`).join(', ')})
+      OR (kind = 'process_notification' AND ${consumedExists('j')})
+    ) ORDER BY sequence LIMIT ${p(1)}`;
+  }
+
+  /** The record of a session under an idempotency id, if any. */
+  async find(manager: EntityManager, sessionId: string, idempotencyId: string): Promise<JournalRecordEntity | undefined> {
+    const [row] = (await manager.query(this.findSql, [sessionId, idempotencyId])) as JournalRow[];
+    return row ? recordFromRow(row) : undefined;
+  }
+
+  /** Inserts a record (everything but its sequence) and returns it with the sequence given. */
+  async insert(manager: EntityManager, record: Omit<JournalRecordEntity, 'sequence'>): Promise<JournalRecordEntity> {
+    const values = [record.sessionId, record.loopId, record.kind, record.idempotencyId, record.fingerprint, record.payload, record.causeCommandId, record.createdAt];
+    const [inserted] = (await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>;
+    return Object.assign(new JournalRecordEntity(), record, { sequence: Number(inserted!.sequence) });
+  }
+
+  /** Journaled notifications without a consumed record, in journal order (uses ix_pn_journal_cause). */
+  async pendingNotifications(manager: EntityManager): Promise<PendingRow[]> {
+    const rows = (await manager.query(
+      `SELECT j.sequence, j.session_id, j.loop_id, j.payload FROM pn_journal j
+       WHERE j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`,
+    )) as JournalRow[];
+    return rows.map((row) => ({ sequence: Number(row.sequence), sessionId: String(row.session_id), loopId: String(row.loop_id), payload: String(row.payload) }));
+  }
+
+  /** Every loop stop record. */
+  async loopStops(manager: EntityManager): Promise<LoopStopRow[]> {
+    const kind: JournalKind = 'loop_stopped';
+    const rows = (await manager.query(`SELECT session_id, loop_id, payload FROM pn_journal WHERE kind = '${kind}'`)) as JournalRow[];
+    return rows.map((row) => ({
+      sessionId: String(row.session_id),
+      loopId: String(row.loop_id),
+      pending: (JSON.parse(String(row.payload)) as { pending: string[] }).pending,
+    }));
+  }
+
+  /** Drops up to `limit` prunable payloads older than `cutoff` (RFC 3339, UTC); returns how many. */
+  async dropPayloads(manager: EntityManager, cutoff: string, limit: number): Promise<number> {
+    const rows = (await manager.query(this.pruneSql, [cutoff, limit])) as JournalRow[];
+    if (rows.length === 0) return 0;
+    await manager.query(`UPDATE pn_journal SET payload = '${DROPPED_PAYLOAD}' WHERE sequence IN (${rows.map((row) => Number(row.sequence)).join(', ')})`);
+    return rows.length;
+  }
+}
+
+function recordFromRow(row: JournalRow): JournalRecordEntity {
+  return Object.assign(new JournalRecordEntity(), {
+    sequence: Number(row.sequence),
+    sessionId: row.session_id,
+    loopId: row.loop_id,
+    kind: row.kind,
+    idempotencyId: row.idempotency_id,
+    fingerprint: row.fingerprint,
+    payload: row.payload,
+    causeCommandId: row.cause_command_id,
+    createdAt: row.created_at,
+  });
+}
