@@ -5,7 +5,6 @@ import {
   JournalUnavailableError,
   ProcessNotificationsError,
   ValidationError,
-  type ErrorCode,
   type StopCause,
 } from 'nestjs-process-notifications';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,6 +1,5 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { PN_CONNECTION } from '../../libs/process-notifications/src/constants.js';

@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { SERVER_ADMIN_TOKEN as PROCESS_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
-import { freePort, startServer } from './support/test-helpers.js';
+import { startServer } from './support/test-helpers.js';
 
 // The client against the real server (same module and setup as main.ts, in-memory SQLite).
 
