@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { serverConfigFromEnv, type ServerConfig } from '../../src/config/server-config.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
-import { benchNotification } from './notification-fixture.js';
+import { benchNotification } from '../../test/support/notification-fixture.js';
 import { startServerWorker } from './server-worker.js';
 import { tempDatabase } from './temp-database.js';
 

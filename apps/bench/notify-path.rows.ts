@@ -1,7 +1,7 @@
 import type { BenchRow } from './bench-row.interface.js';
 import { measure } from './measure.js';
 import { withModuleContext } from './module-context.js';
-import { benchNotification } from './notification-fixture.js';
+import { benchNotification } from '../../test/support/notification-fixture.js';
 
 /** How many notifications each row times, and how many go through first to warm up. */
 export interface NotifyPathOptions {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import type { BenchRow } from './bench-row.interface.js';
 import { measure } from './measure.js';
-import { benchNotification, fingerprintOf } from './notification-fixture.js';
+import { benchNotification, fingerprintOf } from '../../test/support/notification-fixture.js';
 import { tempDatabase } from './temp-database.js';
 
 // The journal table as the library's migration creates it on SQLite.

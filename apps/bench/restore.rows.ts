@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { ProcessNotificationsModule, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { performance } from 'node:perf_hooks';
-import { writeBulkJournal } from './bulk-journal.js';
+import { writeBulkJournal } from '../../test/support/bulk-journal.js';
 import type { RestoreResult, RestoreRow } from './restore-row.interface.js';
 import { tempDatabase } from './temp-database.js';
 

@@ -1,4 +1,4 @@
-import { writeBulkJournal } from '../../apps/bench/bulk-journal.js';
+import { writeBulkJournal } from '../support/bulk-journal.js';
 import { createTestApp } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
 
