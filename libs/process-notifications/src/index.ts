@@ -2,7 +2,7 @@
 export { ProcessNotificationsModule } from './process-notifications.module.js';
 export type { ProcessNotificationsModuleOptions } from './process-notifications-options.interface.js';
 export { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, DEFAULT_RETENTION_DAYS } from './process-notifications.module-definition.js';
-export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './journal/journal-writer.service.js';
+export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './database/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';

@@ -8,7 +8,7 @@ import { PublishProcessLifecycleHandler } from './commands/publish-process-lifec
 import { PN_CONNECTION } from './constants.js';
 import { dataSourceOptionsFromUrl } from './database/data-source-options.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter } from './journal/journal-writer.service.js';
+import { JournalWriter } from './database/journal-writer.service.js';
 import {
   ASYNC_OPTIONS_TYPE,
   ConfigurableModuleClass,

@@ -8,32 +8,13 @@ import type { NotificationDelivery } from './commands/notify-process-completion/
 import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
-import type { JournalRecordEntity } from './database/journal-record.entity.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter, type JournalCommit } from './journal/journal-writer.service.js';
+import { JournalWriter, type JournalCommit } from './database/journal-writer.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
-import type { ProcessLoop } from './loops/process-loop.js';
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
-import type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
-
-function loopView(loop: ProcessLoop): LoopView {
-  return { loopId: loop.loopId, sessionId: loop.sessionId, engine: loop.engine, state: loop.state, capacity: loop.capacity, pending: loop.size };
-}
-
-function recordView(record: JournalRecordEntity): JournalRecordView {
-  return {
-    sequence: record.sequence,
-    sessionId: record.sessionId,
-    kind: record.kind,
-    loopId: record.loopId,
-    idempotencyId: record.idempotencyId,
-    causeCommandId: record.causeCommandId,
-    createdAt: record.createdAt,
-    payload: JSON.parse(record.payload) as Record<string, unknown> | null,
-  };
-}
+import { loopView, recordView, type JournalRecordView, type LoopView, type SessionView } from './process-notifications.views.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.

@@ -1,3 +1,5 @@
+import type { JournalRecordEntity } from './database/journal-record.entity.js';
+import type { ProcessLoop } from './loops/process-loop.js';
 import type { JournalKind, LoopEngine, LoopState } from './vocabulary/process-vocabulary.js';
 
 /** A loop as embedders see it. */
@@ -27,4 +29,23 @@ export interface JournalRecordView {
   readonly createdAt: string;
   /** The canonical payload; `null` once retention dropped it. */
   readonly payload: Record<string, unknown> | null;
+}
+
+// The library's mappers to the views above: the one place where what it holds becomes what it returns.
+
+export function loopView(loop: ProcessLoop): LoopView {
+  return { loopId: loop.loopId, sessionId: loop.sessionId, engine: loop.engine, state: loop.state, capacity: loop.capacity, pending: loop.size };
+}
+
+export function recordView(record: JournalRecordEntity): JournalRecordView {
+  return {
+    sequence: record.sequence,
+    sessionId: record.sessionId,
+    kind: record.kind,
+    loopId: record.loopId,
+    idempotencyId: record.idempotencyId,
+    causeCommandId: record.causeCommandId,
+    createdAt: record.createdAt,
+    payload: JSON.parse(record.payload) as Record<string, unknown> | null,
+  };
 }

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { LoopEntity } from '../database/loop.entity.js';
 import { SessionEntity } from '../database/session.entity.js';
-import { JournalWriter } from '../journal/journal-writer.service.js';
+import { JournalWriter } from '../database/journal-writer.service.js';
 import { Loops } from '../loops/loops.service.js';
 import { pendingFromPayload } from '../loops/pending-from-payload.js';
 import { Sessions } from '../sessions/sessions.service.js';

@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { SessionEntity } from '../database/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
-import { JournalWriter } from '../journal/journal-writer.service.js';
+import { JournalWriter } from '../database/journal-writer.service.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 
 function hashToken(token: string): string {

@@ -2,7 +2,7 @@ import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { NotificationNotFoundError } from '../../errors/notification-not-found.error.js';
 import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
 import { consumedRecord } from '../../journal/consumed-record.js';
-import { JournalWriter } from '../../journal/journal-writer.service.js';
+import { JournalWriter } from '../../database/journal-writer.service.js';
 import { Loops } from '../../loops/loops.service.js';
 import { requireCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { ConsumeProcessNotificationCommand } from './consume-process-notification.command.js';

@@ -5,7 +5,7 @@ import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js';
 import { ProcessNotificationDispatchRequestedEvent } from '../../events/process-notification-dispatch-requested.event.js';
 import { canonicalPayload } from '../../journal/canonical-payload.js';
-import { JournalWriter } from '../../journal/journal-writer.service.js';
+import { JournalWriter } from '../../database/journal-writer.service.js';
 import { pendingFromPayload } from '../../loops/pending-from-payload.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';

@@ -7,7 +7,7 @@ import { ProcessLostEvent } from '../../events/process-lost.event.js';
 import { ProcessStartedEvent } from '../../events/process-started.event.js';
 import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.event.js';
 import { canonicalPayload } from '../../journal/canonical-payload.js';
-import { JournalWriter } from '../../journal/journal-writer.service.js';
+import { JournalWriter } from '../../database/journal-writer.service.js';
 import { Sessions } from '../../sessions/sessions.service.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';

@@ -9,12 +9,12 @@ import type { ProcessNotificationsModuleOptions } from '../process-notifications
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import { CONSUMED_KIND } from './consumed-record.js';
-import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
+import { CONSUMED_KIND } from '../journal/consumed-record.js';
+import type { JournalAppend, JournalDraft } from '../journal/journal-draft.interface.js';
 import { JournalOutage } from './journal-outage.js';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
-import { JournalRecordEntity } from '../database/journal-record.entity.js';
-import { JournalRows, type LoopStopRow, type PendingRow } from '../database/journal-rows.js';
+import { JournalRecordEntity } from './journal-record.entity.js';
+import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
 import { isStoreFailure } from './store-failure.js';
 
 type Outcome<T> = { value: T; written: JournalRecordEntity[] };

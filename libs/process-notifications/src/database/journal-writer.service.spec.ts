@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from '../database/data-source-options.js';
+import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import type { JournalRecordEntity } from '../database/journal-record.entity.js';
-import type { JournalDraft } from './journal-draft.interface.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 
 const SESSION = randomUUID();
