@@ -33,6 +33,8 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 85, break: null },
-  timeoutMS: 10000,
+  // Generous: the machine is shared, and a slow run must not pass for a killed mutant.
+  timeoutFactor: 2.5,
+  timeoutMS: 8000,
   tempDirName: '.stryker-tmp',
 };
