@@ -1,9 +1,9 @@
-import { PROCESS_STATES, TERMINAL_PAIRS, TERMINAL_REASONS } from 'nestjs-process-notifications';
 import fc from 'fast-check';
+import { CONTRACT_REASONS, CONTRACT_STATES, CONTRACT_TERMINAL_PAIRS } from '../support/contract-vocabulary.js';
 import { bearer, createHttpTestApp, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
 
 const FIELDS = ['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason'] as const;
-const PAIRS = Object.entries(TERMINAL_PAIRS).flatMap(([state, reasons]) => reasons!.map((reason) => ({ state, reason })));
+const PAIRS = CONTRACT_TERMINAL_PAIRS.map(([state, reason]) => ({ state, reason }));
 
 describe('REST API v1: random bodies at the notify route', () => {
   let t: HttpTestApp;
@@ -24,7 +24,7 @@ describe('REST API v1: random bodies at the notify route', () => {
         pair: fc.constantFrom(...PAIRS),
       })
       .map(({ pair, ...fields }) => ({ ...fields, ...pair }));
-    const value = fc.oneof(fc.jsonValue(), fc.constantFrom(...PROCESS_STATES, ...TERMINAL_REASONS), fc.uuid());
+    const value = fc.oneof(fc.jsonValue(), fc.constantFrom(...CONTRACT_STATES, ...CONTRACT_REASONS), fc.uuid());
     const key = fc.oneof(fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'prototype', 'command', 'env'), fc.string());
     const mutated = fc
       .tuple(
@@ -56,6 +56,8 @@ describe('REST API v1: random bodies at the notify route', () => {
     );
 
     let journaled = 0;
+    // Command ids (lower case) of the deliveries that succeeded so far.
+    const delivered = new Set<string>();
     await fc.assert(
       fc.asyncProperty(body, async (text) => {
         const response = await t.http
@@ -70,8 +72,16 @@ describe('REST API v1: random bodies at the notify route', () => {
           expect(problem).toMatchObject({ type: expect.any(String), title: expect.any(String), status: response.status, detail: expect.any(String), code: expect.any(String) });
           if (problem.code === 'invalid_field') expect(problem.field).toEqual(expect.any(String));
         } else {
-          expect([200, 202]).toContain(response.status);
-          if (response.body.appended) journaled++;
+          // §8: 202 accepted for the first delivery of a command_id, 200 duplicate for an identical retry.
+          const commandId = String(JSON.parse(text).command_id).toLowerCase();
+          const first = !delivered.has(commandId);
+          expect({ status: response.status, disposition: response.body.disposition, command_id: response.body.command_id, appended: response.body.appended }).toEqual(
+            first
+              ? { status: 202, disposition: 'accepted', command_id: commandId, appended: true }
+              : { status: 200, disposition: 'duplicate', command_id: commandId, appended: false },
+          );
+          delivered.add(commandId);
+          if (first) journaled++;
         }
         const records = await t.service.readJournal(sessionId, 0, 1000);
         expect(records).toHaveLength(journaled);

@@ -11,6 +11,8 @@ interface Vector {
 // A verbatim copy of the contract's spec/vectors/lifecycle-validation.json.
 const vectors = JSON.parse(readFileSync(new URL('./fixtures/lifecycle-validation.json', import.meta.url), 'utf8')) as Vector[];
 const sessionId = vectors[0]!.input.session_id as string;
+// The module below opens this one session; a vector for another would fail for the wrong reason.
+if (vectors.some((vector) => vector.input.session_id !== sessionId)) throw new Error('the lifecycle vectors must all name one session');
 
 describe('lifecycle validation vectors (through the real module)', () => {
   let service: ProcessNotificationsService;
@@ -22,11 +24,6 @@ describe('lifecycle validation vectors (through the real module)', () => {
   });
 
   afterAll(() => close());
-
-  it('covers the whole vector file, all for one session', () => {
-    expect(vectors).toHaveLength(467);
-    expect(new Set(vectors.map((vector) => vector.input.session_id))).toEqual(new Set([sessionId]));
-  });
 
   it.each(vectors.map((vector) => [vector.name, vector] as const))('%s', async (_name, { input, field }) => {
     const publication = service.publishProcessLifecycle(sessionId, input);

@@ -257,5 +257,18 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       expect(pendingIds()).toEqual([held.command_id]);
       expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
     });
+
+    it('answers loop_stopped, not inbox_full, when the pending set of the stopped loop is also full', async () => {
+      await close();
+      await start(1);
+      const held = notification(sessionId, loopId);
+      await service.notifyProcessCompletion(held.session_id as string, held);
+      await service.stopLoop(sessionId, loopId);
+      // inbox_full would tell the supervisor to retry a loop that will never take it.
+      const error = await rejection(service.notifyProcessCompletion(sessionId, notification(sessionId, loopId)));
+      expect(error).toBeInstanceOf(DeliveryStoppedError);
+      expect(error).toMatchObject({ disposition: 'stopped', stopCause: 'loop_stopped', loopId });
+      expect(pendingIds()).toEqual([held.command_id]);
+    });
   });
 });

@@ -62,6 +62,15 @@ describe('ProcessLoop.offer', () => {
     expect(subject.offer(pending({ loopId: randomUUID() }))).toEqual({ disposition: 'stopped', cause: 'misrouted' });
   });
 
+  it('answers loop_stopped, not inbox_full, when a stopped loop is also full (stopped is final, full is retried)', () => {
+    const subject = loop(1);
+    const held = pending();
+    subject.offer(held);
+    subject.stop();
+    expect(subject.offer(pending())).toEqual({ disposition: 'stopped', cause: 'loop_stopped' });
+    expect(subject.list()).toEqual([held]);
+  });
+
   it('answers loop_stopped once stopped, and keeps what it held', () => {
     const subject = loop();
     const held = pending();

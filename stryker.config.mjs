@@ -1,0 +1,44 @@
+/**
+ * Mutation testing (StrykerJS): `npm run mutate`. Not part of `npm test`: a run takes many
+ * minutes. Survivors that no test can kill are explained in stryker-equivalent-mutants.md.
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+  packageManager: 'npm',
+  testRunner: 'jest',
+  // Jest runs in native ESM mode, as in `npm test`.
+  testRunnerNodeArgs: ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'],
+  jest: { projectType: 'custom', configFile: 'jest.stryker.config.js', enableFindRelatedTests: false },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  // Each mutant runs only the tests that execute its code.
+  coverageAnalysis: 'perTest',
+  // Static mutants (code run once at import: decorator factories, module-level regexes, entity
+  // metadata) each need the whole suite reloaded: about 250 of them would add hours to a run.
+  // They are reported as "Ignored" and left out of the score.
+  ignoreStatic: true,
+  // The machine has two cores: one Jest worker per core.
+  concurrency: 2,
+  mutate: [
+    'libs/process-notifications/src/journal/**/*.ts',
+    'libs/process-notifications/src/database/journal-writer.service.ts',
+    'libs/process-notifications/src/database/journal-rows.ts',
+    'libs/process-notifications/src/database/journal-outage.ts',
+    'libs/process-notifications/src/database/store-failure.ts',
+    'libs/process-notifications/src/commands/**/*.handler.ts',
+    'libs/process-notifications/src/loops/process-loop.ts',
+    'libs/process-notifications/src/validation/**/*.ts',
+    'src/http/bearer-auth.guard.ts',
+    'src/http/problem-details.filter.ts',
+    '!**/*.spec.ts',
+  ],
+  ignorePatterns: ['dist', 'data', 'coverage', 'reports', '*.db'],
+  reporters: ['progress', 'clear-text', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 85, break: null },
+  // Generous: the machine is shared, and a slow run must not pass for a killed mutant.
+  timeoutFactor: 2.5,
+  timeoutMS: 8000,
+  tempDirName: '.stryker-tmp',
+};

@@ -1,0 +1,115 @@
+import {
+  JournalUnavailableError,
+  NotificationNotFoundError,
+  ProcessNotificationConsumedEvent,
+  type ProcessNotificationsService,
+} from 'nestjs-process-notifications';
+import type { TestingModule } from '@nestjs/testing';
+import type { DataSource } from 'typeorm';
+import { createTestApp, notification } from '../support/test-app.js';
+import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
+
+const rejection = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+
+describe('consuming a pending notification (spec sections 4 and 8)', () => {
+  let moduleRef: TestingModule;
+  let service: ProcessNotificationsService;
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let sessionId: string;
+  let loopId: string;
+
+  beforeEach(async () => {
+    ({ moduleRef, service, close } = await createTestApp());
+    dataSource = dataSourceOf(moduleRef);
+    ({ sessionId } = await service.openSession());
+    ({ loopId } = await service.openLoop(sessionId));
+  });
+  afterEach(() => close());
+
+  async function deliver(targetLoop = loopId): Promise<{ commandId: string; sequence: number }> {
+    const n = notification(sessionId, targetLoop);
+    const { sequence } = await service.notifyProcessCompletion(n.session_id as string, n);
+    return { commandId: String(n.command_id), sequence };
+  }
+
+  const pendingIds = (loop = loopId) => service.pendingNotifications(sessionId, loop).map((p) => p.commandId);
+
+  describe('when the journal refuses the consumed record', () => {
+    // SQLite's query_only makes every write of the module's connection fail, as a full disk would.
+    const refuseWrites = (on: boolean) => dataSource.query(`PRAGMA query_only = ${on ? 'ON' : 'OFF'}`);
+
+    it('answers journal_unavailable and keeps the notification pending; once writes work it consumes once', async () => {
+      const { commandId, sequence } = await deliver();
+      const other = await deliver();
+      const counts = await journalCounts(dataSource);
+      const recorder = recordEvents(moduleRef);
+
+      await refuseWrites(true);
+      const error = await rejection(service.consume(sessionId, loopId, commandId));
+      expect(error).toBeInstanceOf(JournalUnavailableError);
+      expect(error).toMatchObject({ code: 'journal_unavailable' });
+      // A retry while the journal still refuses fails the same way: not "not found", not consumed:false.
+      await expect(service.consume(sessionId, loopId, commandId)).rejects.toBeInstanceOf(JournalUnavailableError);
+      await refuseWrites(false);
+
+      // Nothing was written, nothing announced, and memory still holds it where it was.
+      expect(await journalCounts(dataSource)).toEqual(counts);
+      expect(recorder.events.filter((event) => event instanceof ProcessNotificationConsumedEvent)).toEqual([]);
+      expect(pendingIds()).toEqual([commandId, other.commandId]);
+      expect(service.getLoop(sessionId, loopId)).toMatchObject({ pending: 2 });
+
+      const consumed = await service.consume(sessionId, loopId, commandId);
+      expect(consumed).toEqual({ consumed: true, sequence: other.sequence + 1 });
+      expect(consumed.sequence).toBeGreaterThan(sequence);
+      await expect(service.consume(sessionId, loopId, commandId)).resolves.toEqual({ consumed: false, sequence: consumed.sequence });
+      recorder.stop();
+      expect(pendingIds()).toEqual([other.commandId]);
+      expect(recorder.events.filter((event) => event instanceof ProcessNotificationConsumedEvent)).toHaveLength(1);
+      const journal = await service.readJournal(sessionId, counts.rows);
+      expect(journal).toEqual([
+        expect.objectContaining({ sequence: consumed.sequence, kind: 'process_notification_consumed', causeCommandId: commandId, loopId }),
+      ]);
+    });
+  });
+
+  describe('through another loop of the same session', () => {
+    let otherLoop: string;
+    beforeEach(async () => {
+      ({ loopId: otherLoop } = await service.openLoop(sessionId));
+    });
+
+    /** The not_found answer of §8: the loop never accepted this id. */
+    async function expectNotFound(loop: string, commandId: string): Promise<void> {
+      const error = await rejection(service.consume(sessionId, loop, commandId));
+      expect(error).toBeInstanceOf(NotificationNotFoundError);
+      expect(error).toMatchObject({ code: 'not_found' });
+    }
+
+    it('answers not_found for a notification pending in its sibling, and leaves it pending there', async () => {
+      const { commandId } = await deliver();
+      const counts = await journalCounts(dataSource);
+      await expectNotFound(otherLoop, commandId);
+      expect(pendingIds()).toEqual([commandId]);
+      expect(await journalCounts(dataSource)).toEqual(counts);
+      // Its own loop still consumes it.
+      await expect(service.consume(sessionId, loopId, commandId)).resolves.toMatchObject({ consumed: true });
+    });
+
+    it('answers not_found, not consumed:false, after the notification was consumed through its own loop', async () => {
+      const { commandId } = await deliver();
+      const consumed = await service.consume(sessionId, loopId, commandId);
+      const counts = await journalCounts(dataSource);
+      await expectNotFound(otherLoop, commandId);
+      expect(await journalCounts(dataSource)).toEqual(counts);
+      // The owning loop still reports its own consumption.
+      await expect(service.consume(sessionId, loopId, commandId)).resolves.toEqual({ consumed: false, sequence: consumed.sequence });
+    });
+  });
+});
