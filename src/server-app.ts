@@ -15,10 +15,7 @@ import { createRootLogger } from './logging/root-logger.js';
  * module. Logs are JSON lines at `config.logLevel` (through `options.logger` when given).
  * Call `listen()` or `init()` on the result.
  */
-export async function createServerApp(
-  config: ServerConfig,
-  options: { logger?: Logger } = {},
-): Promise<INestApplication> {
+export async function createServerApp(config: ServerConfig, options: { logger?: Logger } = {}): Promise<INestApplication> {
   const logger = options.logger ?? createRootLogger(config.logLevel);
   // Buffered until the JSON logger takes over, so even Nest's start-up lines are JSON.
   const app = await NestFactory.create(AppModule.forRoot(config, logger), { bodyParser: false, bufferLogs: true });
@@ -26,7 +23,9 @@ export async function createServerApp(
   app.getHttpAdapter().getInstance().disable('x-powered-by');
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
-    .setDescription('Durable, journal-first delivery of process completion notifications to agent loops. Errors are RFC 9457 problem documents.')
+    .setDescription(
+      'Durable, journal-first delivery of process completion notifications to agent loops. Errors are RFC 9457 problem documents.',
+    )
     .setVersion('1')
     // Opaque random tokens, not JWTs.
     .addSecurity('bearer', {

@@ -69,7 +69,7 @@ describe('embedding the module in a host application', () => {
     }
   });
 
-  it('answers deliveries when the host sends its own events to a broker: loop answers stay on the module\'s in-memory bus', async () => {
+  it("answers deliveries when the host sends its own events to a broker: loop answers stay on the module's in-memory bus", async () => {
     const published: unknown[] = [];
     class BrokerPublisher implements IEventPublisher {
       publish(event: unknown): void {
@@ -77,14 +77,19 @@ describe('embedding the module in a host application', () => {
       }
     }
     const moduleRef = await Test.createTestingModule({
-      imports: [CqrsModule.forRoot({ eventPublisher: new BrokerPublisher() }), ProcessNotificationsModule.forRoot({ databaseUrl: 'sqlite::memory:' })],
+      imports: [
+        CqrsModule.forRoot({ eventPublisher: new BrokerPublisher() }),
+        ProcessNotificationsModule.forRoot({ databaseUrl: 'sqlite::memory:' }),
+      ],
     }).compile();
     await moduleRef.init();
     try {
       const service = moduleRef.get(ProcessNotificationsService);
       const { sessionId } = await service.openSession();
       const { loopId } = await service.openLoop(sessionId);
-      await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, loopId))).resolves.toMatchObject({ disposition: 'accepted' });
+      await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, loopId))).resolves.toMatchObject({
+        disposition: 'accepted',
+      });
     } finally {
       await moduleRef.close();
     }
@@ -100,7 +105,9 @@ describe('embedding the module in a host application', () => {
     // The only CQRS module here is the one the module imports itself.
     moduleRef.get(EventBus, { strict: false }).publisher = new BrokerPublisher();
     try {
-      await expect(moduleRef.init()).rejects.toThrow(/needs the CQRS event bus's default in-memory publisher, but the host set BrokerPublisher/);
+      await expect(moduleRef.init()).rejects.toThrow(
+        /needs the CQRS event bus's default in-memory publisher, but the host set BrokerPublisher/,
+      );
     } finally {
       await moduleRef.close();
     }

@@ -7,7 +7,19 @@ import { markdownTable } from './markdown-table.js';
  */
 export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpResult }>): string {
   const byId = new Map(results.map(({ row, result }) => [row.id, result]));
-  const header = ['route', 'database', 'connections', 'seconds', 'requests', 'requests/s', 'p50 ms', 'p99 ms', 'x ceiling', 'non-2xx', 'statuses'];
+  const header = [
+    'route',
+    'database',
+    'connections',
+    'seconds',
+    'requests',
+    'requests/s',
+    'p50 ms',
+    'p99 ms',
+    'x ceiling',
+    'non-2xx',
+    'statuses',
+  ];
   const lines = results.map(({ row, result }) => {
     const perSecond = result.requests / result.seconds;
     const ceiling = row.ceiling ? byId.get(row.ceiling) : undefined;

@@ -123,7 +123,9 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
       try {
         const base = `http://127.0.0.1:${server.port}`;
         const { session_id: sessionId, token } = (await post(`${base}/v1/sessions`, adminToken)) as { session_id: string; token: string };
-        const { loop_id: loopId } = (await post(`${base}/v1/sessions/${sessionId}/loops`, token, { engine: 'native' })) as { loop_id: string };
+        const { loop_id: loopId } = (await post(`${base}/v1/sessions/${sessionId}/loops`, token, { engine: 'native' })) as {
+          loop_id: string;
+        };
         const { expectedStatus, request } = TARGETS[target];
         return await load(request(base, { sessionId, loopId, token }), expectedStatus);
       } finally {

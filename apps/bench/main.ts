@@ -53,7 +53,10 @@ async function runRows<R extends Runnable<T>, T>(rows: R[], rate: (result: T) =>
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const results = await runRows(producers.flatMap((produce) => produce()), (r: BenchResult) => `${(r.items / r.seconds).toFixed(0)}/s`);
+  const results = await runRows(
+    producers.flatMap((produce) => produce()),
+    (r: BenchResult) => `${(r.items / r.seconds).toFixed(0)}/s`,
+  );
   const restores = await runRows<RestoreRow, RestoreResult>(
     restoreRows({ records: RESTORE_RECORDS, runs: RESTORE_RUNS }),
     (r) => `${r.startSeconds.map((s) => s.toFixed(2)).join(', ')} s`,

@@ -37,7 +37,8 @@ export interface FloorOptions {
 export function rawSqliteFloorRows({ items, warmup, batch }: FloorOptions): BenchRow[] {
   const row = (database: 'memory' | 'file', perTransaction: number): BenchRow => ({
     id: perTransaction === 1 ? `floor/${database}` : `floor/${database}/batch${perTransaction}`,
-    label: perTransaction === 1 ? 'floor: raw better-sqlite3, 1 txn/item' : `raw better-sqlite3, ${perTransaction} items/txn (latency per txn)`,
+    label:
+      perTransaction === 1 ? 'floor: raw better-sqlite3, 1 txn/item' : `raw better-sqlite3, ${perTransaction} items/txn (latency per txn)`,
     database,
     concurrency: 1,
     floor: perTransaction === 1 ? undefined : `floor/${database}`,
@@ -62,7 +63,8 @@ export function rawSqliteFloorRows({ items, warmup, batch }: FloorOptions): Benc
           const existing = select.get(sessionId, commandId) as { sequence: number; fingerprint: string } | undefined;
           if (existing) return existing.sequence;
           return Number(
-            insert.run(sessionId, loopId, 'process_notification', commandId, fingerprint, payload, new Date().toISOString()).lastInsertRowid,
+            insert.run(sessionId, loopId, 'process_notification', commandId, fingerprint, payload, new Date().toISOString())
+              .lastInsertRowid,
           );
         };
         const appendMany = db.transaction((ids: string[], first: number) => ids.forEach((id, i) => appendOne(id, first + i)));

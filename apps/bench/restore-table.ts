@@ -12,7 +12,18 @@ function median(values: readonly number[]): number {
  * to seconds per 100k records and records/s, next to the median start time without the journal.
  */
 export function restoreTable(results: ReadonlyArray<{ row: RestoreRow; result: RestoreResult }>): string {
-  const header = ['row', 'database', 'records', 'pending', 'runs', 'start s (median)', 's per 100k records', 'records/s', 'start s (all runs)', 'start s, empty journal'];
+  const header = [
+    'row',
+    'database',
+    'records',
+    'pending',
+    'runs',
+    'start s (median)',
+    's per 100k records',
+    'records/s',
+    'start s (all runs)',
+    'start s, empty journal',
+  ];
   const lines = results.map(({ row, result }) => {
     const seconds = median(result.startSeconds);
     return [

@@ -14,7 +14,9 @@ export interface RestoreOptions {
 /** Starts the module on the file (which runs the restore in `JournalRestore.onModuleInit`). */
 async function start(databaseUrl: string): Promise<{ seconds: number; service: ProcessNotificationsService; close: () => Promise<void> }> {
   const started = performance.now();
-  const app = await NestFactory.createApplicationContext(ProcessNotificationsModule.forRoot({ databaseUrl }), { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(ProcessNotificationsModule.forRoot({ databaseUrl }), {
+    logger: ['error', 'warn'],
+  });
   const seconds = (performance.now() - started) / 1000;
   return { seconds, service: app.get(ProcessNotificationsService), close: () => app.close() };
 }

@@ -22,24 +22,48 @@ describe('CompletionMapper', () => {
     const notFound = CompletionMapper.map({ kind: 'not_started', errno: 'ENOENT' });
     expect(notFound).toMatchObject({ state: 'failed', reason: 'failed', exit_status: 127 });
     expect(notFound.diagnostic).toMatch(/not found/);
-    expect(CompletionMapper.map({ kind: 'not_started', errno: 'EACCES' })).toMatchObject({ state: 'failed', exit_status: 126, diagnostic: expect.stringMatching(/permission denied/) });
+    expect(CompletionMapper.map({ kind: 'not_started', errno: 'EACCES' })).toMatchObject({
+      state: 'failed',
+      exit_status: 126,
+      diagnostic: expect.stringMatching(/permission denied/),
+    });
     expect(CompletionMapper.map({ kind: 'not_started', errno: 'ENOEXEC' })).toMatchObject({ state: 'failed', exit_status: 126 });
   });
 
   it('the timeout: timed_out, whatever ended the command; the command’s own status', () => {
     expect(ended(null, 'SIGTERM', { stopCause: 'timeout' })).toEqual({ state: 'timed_out', reason: 'timed_out', exit_status: 143 });
     expect(ended(0, null, { stopCause: 'timeout' })).toEqual({ state: 'timed_out', reason: 'timed_out', exit_status: 0 });
-    expect(ended(null, 'SIGKILL', { stopCause: 'timeout', escalated: true })).toEqual({ state: 'timed_out', reason: 'timed_out', exit_status: 137 });
+    expect(ended(null, 'SIGKILL', { stopCause: 'timeout', escalated: true })).toEqual({
+      state: 'timed_out',
+      reason: 'timed_out',
+      exit_status: 137,
+    });
   });
 
   it('the output limit: terminated, or killed when SIGKILL was needed, with reason output_limit', () => {
-    expect(ended(null, 'SIGTERM', { stopCause: 'output_limit' })).toEqual({ state: 'terminated', reason: 'output_limit', exit_status: 143 });
-    expect(ended(null, 'SIGKILL', { stopCause: 'output_limit', escalated: true })).toEqual({ state: 'killed', reason: 'output_limit', exit_status: 137 });
+    expect(ended(null, 'SIGTERM', { stopCause: 'output_limit' })).toEqual({
+      state: 'terminated',
+      reason: 'output_limit',
+      exit_status: 143,
+    });
+    expect(ended(null, 'SIGKILL', { stopCause: 'output_limit', escalated: true })).toEqual({
+      state: 'killed',
+      reason: 'output_limit',
+      exit_status: 137,
+    });
   });
 
   it('the supervisor told to stop: runner_shutdown whatever the command’s own exit, the supervisor’s signal as status', () => {
-    expect(ended(0, null, { stopCause: 'runner_shutdown', shutdownSignal: 'SIGTERM' })).toEqual({ state: 'terminated', reason: 'runner_shutdown', exit_status: 143 });
-    expect(ended(null, 'SIGINT', { stopCause: 'runner_shutdown', shutdownSignal: 'SIGINT' })).toEqual({ state: 'terminated', reason: 'runner_shutdown', exit_status: 130 });
+    expect(ended(0, null, { stopCause: 'runner_shutdown', shutdownSignal: 'SIGTERM' })).toEqual({
+      state: 'terminated',
+      reason: 'runner_shutdown',
+      exit_status: 143,
+    });
+    expect(ended(null, 'SIGINT', { stopCause: 'runner_shutdown', shutdownSignal: 'SIGINT' })).toEqual({
+      state: 'terminated',
+      reason: 'runner_shutdown',
+      exit_status: 130,
+    });
     expect(ended(null, 'SIGKILL', { stopCause: 'runner_shutdown', shutdownSignal: 'SIGINT', escalated: true })).toEqual({
       state: 'killed',
       reason: 'runner_shutdown',

@@ -18,7 +18,12 @@ export class CompletionMapper {
       const notFound = outcome.errno === 'ENOENT';
       // Names the cause, never the path (nothing but metadata is sent).
       const cause = notFound ? 'command not found' : outcome.errno === 'EACCES' ? 'permission denied' : 'cannot be executed';
-      return { state: 'failed', reason: 'failed', diagnostic: `could not start the command: ${cause} (${outcome.errno})`, exit_status: notFound ? 127 : 126 };
+      return {
+        state: 'failed',
+        reason: 'failed',
+        diagnostic: `could not start the command: ${cause} (${outcome.errno})`,
+        exit_status: notFound ? 127 : 126,
+      };
     }
     const ownStatus = outcome.signal ? 128 + signalNumber(outcome.signal) : (outcome.code ?? 0);
     const killed = outcome.escalated || outcome.signal === 'SIGKILL';

@@ -12,10 +12,22 @@ describe('EntryRecordsBuilder', () => {
   });
 
   it('a run that exited: started, completed with the exit code, then the notification, under the allocated ids', () => {
-    const e = entry({ started_at: STARTED, completion: { state: 'exited', reason: 'exited', has_exit_code: true, exit_code: 2, finished_at: FINISHED, exit_status: 2 } });
+    const e = entry({
+      started_at: STARTED,
+      completion: { state: 'exited', reason: 'exited', has_exit_code: true, exit_code: 2, finished_at: FINISHED, exit_status: 2 },
+    });
     const [started, completed, notification] = EntryRecordsBuilder.pending(e);
-    const common = { session_id: e.session_id, loop_id: e.loop_id, process_handle: 'make', origin_execution_id: e.origin_execution_id, process_created_at: e.created_at };
-    expect(started).toEqual({ key: 'started', lifecycle: { ...common, event_id: e.event_ids.started, kind: 'started', state: 'running', process_started_at: STARTED } });
+    const common = {
+      session_id: e.session_id,
+      loop_id: e.loop_id,
+      process_handle: 'make',
+      origin_execution_id: e.origin_execution_id,
+      process_created_at: e.created_at,
+    };
+    expect(started).toEqual({
+      key: 'started',
+      lifecycle: { ...common, event_id: e.event_ids.started, kind: 'started', state: 'running', process_started_at: STARTED },
+    });
     expect(completed).toEqual({
       key: 'completed',
       lifecycle: {
@@ -32,7 +44,14 @@ describe('EntryRecordsBuilder', () => {
     });
     expect(notification).toEqual({
       key: 'notification',
-      notification: { command_id: e.command_id, session_id: e.session_id, loop_id: e.loop_id, process_handle: 'make', state: 'exited', reason: 'exited' },
+      notification: {
+        command_id: e.command_id,
+        session_id: e.session_id,
+        loop_id: e.loop_id,
+        process_handle: 'make',
+        state: 'exited',
+        reason: 'exited',
+      },
     });
   });
 
@@ -46,7 +65,9 @@ describe('EntryRecordsBuilder', () => {
   it('stop_requested: state running with started set; starting without it; never finished or an exit code', () => {
     const running = EntryRecordsBuilder.pending(entry({ started_at: STARTED, stop_request: { reason: 'terminated' } }));
     expect(running.map((r) => r.key)).toEqual(['started', 'stop_requested']);
-    expect(running[1]).toMatchObject({ lifecycle: { kind: 'stop_requested', state: 'running', reason: 'terminated', process_started_at: STARTED } });
+    expect(running[1]).toMatchObject({
+      lifecycle: { kind: 'stop_requested', state: 'running', reason: 'terminated', process_started_at: STARTED },
+    });
     const starting = EntryRecordsBuilder.pending(entry({ stop_request: { reason: 'interrupted' } }));
     expect(starting).toHaveLength(1);
     expect(starting[0]).toMatchObject({ lifecycle: { kind: 'stop_requested', state: 'starting', reason: 'interrupted' } });
@@ -60,9 +81,14 @@ describe('EntryRecordsBuilder', () => {
 
   it('failed to start: completed without started or exit code, with the diagnostic', () => {
     const [completed] = EntryRecordsBuilder.pending(
-      entry({ completion: { state: 'failed', reason: 'failed', diagnostic: 'command not found', finished_at: FINISHED, exit_status: 127 } }),
+      entry({
+        completion: { state: 'failed', reason: 'failed', diagnostic: 'command not found', finished_at: FINISHED, exit_status: 127 },
+      }),
     );
-    expect(completed).toMatchObject({ key: 'completed', lifecycle: { state: 'failed', reason: 'failed', diagnostic: 'command not found', process_finished_at: FINISHED } });
+    expect(completed).toMatchObject({
+      key: 'completed',
+      lifecycle: { state: 'failed', reason: 'failed', diagnostic: 'command not found', process_finished_at: FINISHED },
+    });
     expect(Object.keys((completed as { lifecycle: object }).lifecycle)).not.toEqual(expect.arrayContaining(['process_started_at']));
     expect(Object.keys((completed as { lifecycle: object }).lifecycle)).not.toContain('exit_code');
   });
@@ -74,7 +100,16 @@ describe('EntryRecordsBuilder', () => {
       completion: { state: 'lost_on_restore', reason: 'lost_on_restore', diagnostic: 'gone', finished_at: FINISHED, exit_status: 0 },
     });
     const [lost, notification] = EntryRecordsBuilder.pending(e);
-    expect(lost).toMatchObject({ key: 'lost', lifecycle: { event_id: e.event_ids.lost, kind: 'lost', state: 'lost_on_restore', reason: 'lost_on_restore', process_finished_at: FINISHED } });
+    expect(lost).toMatchObject({
+      key: 'lost',
+      lifecycle: {
+        event_id: e.event_ids.lost,
+        kind: 'lost',
+        state: 'lost_on_restore',
+        reason: 'lost_on_restore',
+        process_finished_at: FINISHED,
+      },
+    });
     expect(notification).toMatchObject({ notification: { command_id: e.command_id, state: 'lost_on_restore', reason: 'lost_on_restore' } });
   });
 });

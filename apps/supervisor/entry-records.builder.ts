@@ -28,14 +28,24 @@ export class EntryRecordsBuilder {
     const started = entry.started_at === undefined ? {} : { process_started_at: entry.started_at };
     const records: EntryRecord[] = [];
     if (entry.started_at !== undefined) {
-      records.push({ key: 'started', lifecycle: { ...base, ...started, event_id: entry.event_ids.started, kind: 'started', state: 'running' } });
+      records.push({
+        key: 'started',
+        lifecycle: { ...base, ...started, event_id: entry.event_ids.started, kind: 'started', state: 'running' },
+      });
     }
     if (entry.stop_request) {
       // Started is set exactly when the state is running.
       const state = entry.started_at === undefined ? 'starting' : 'running';
       records.push({
         key: 'stop_requested',
-        lifecycle: { ...base, ...started, event_id: entry.event_ids.stop_requested, kind: 'stop_requested', state, reason: entry.stop_request.reason },
+        lifecycle: {
+          ...base,
+          ...started,
+          event_id: entry.event_ids.stop_requested,
+          kind: 'stop_requested',
+          state,
+          reason: entry.stop_request.reason,
+        },
       });
     }
     const completion = entry.completion;

@@ -8,7 +8,8 @@ import type { StderrReporter } from './stderr.reporter.js';
 /** How delivering an entry ended. */
 export type DeliveryResult = 'delivered' | 'loop_stopped' | 'in_progress';
 
-const describe = (record: EntryRecord): string => (record.key === 'notification' ? 'the completion notification' : `the ${record.key} record`);
+const describe = (record: EntryRecord): string =>
+  record.key === 'notification' ? 'the completion notification' : `the ${record.key} record`;
 
 /**
  * Publishes the records of state entries, one at a time and in order across all entries, each

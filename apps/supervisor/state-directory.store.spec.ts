@@ -58,7 +58,12 @@ describe('StateDirectoryStore', () => {
     expect(takeOver.entries).toEqual([mine]);
     expect(takeOver).toMatchObject({ rejected: 1, otherSessions: 1 });
     expect(readdirSync(dir).sort()).toEqual(
-      [`${mine.command_id}.3.77.json`, `${otherSession.command_id}.2.77.json`, `${refused.command_id}.2.77.json`, `${stillOwned.command_id}.1.77.json`].sort(),
+      [
+        `${mine.command_id}.3.77.json`,
+        `${otherSession.command_id}.2.77.json`,
+        `${refused.command_id}.2.77.json`,
+        `${stillOwned.command_id}.1.77.json`,
+      ].sort(),
     );
     // Now owned by a live supervisor: nobody else takes it.
     expect(storeOf(4).takeOverAbandoned(SESSION).entries).toEqual([]);

@@ -53,8 +53,17 @@ describe('SupervisorOptionsParser', () => {
 
   it('falls back to the environment variables, options winning, and to the default state directory', () => {
     const env = { PN_SERVER_URL: 'https://pn.example', PN_TOKEN: 'env-token', PN_SESSION_ID: SESSION.toUpperCase(), PN_LOOP_ID: LOOP };
-    expect(parse(['--', 'make'], env)).toMatchObject({ server: 'https://pn.example', token: 'env-token', sessionId: SESSION, loopId: LOOP, stateDir: './.pn-supervisor' });
-    expect(parse(['--token', 'flag', '--', 'make'], { ...env, PN_SUPERVISOR_STATE_DIR: '/srv/pn' })).toMatchObject({ token: 'flag', stateDir: '/srv/pn' });
+    expect(parse(['--', 'make'], env)).toMatchObject({
+      server: 'https://pn.example',
+      token: 'env-token',
+      sessionId: SESSION,
+      loopId: LOOP,
+      stateDir: './.pn-supervisor',
+    });
+    expect(parse(['--token', 'flag', '--', 'make'], { ...env, PN_SUPERVISOR_STATE_DIR: '/srv/pn' })).toMatchObject({
+      token: 'flag',
+      stateDir: '/srv/pn',
+    });
   });
 
   it('takes the command after --, or at the first argument that is not an option', () => {

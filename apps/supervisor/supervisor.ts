@@ -66,8 +66,14 @@ export class Supervisor {
    */
   private async finishLeftovers(): Promise<void> {
     const { entries, rejected, otherSessions } = this.store.takeOverAbandoned(this.options.sessionId);
-    if (rejected > 0) this.reporter.progress(`${rejected} entr${rejected === 1 ? 'y' : 'ies'} in ${this.store.directory} the server refused earlier; kept, not retried`);
-    if (otherSessions > 0) this.reporter.progress(`${otherSessions} abandoned entr${otherSessions === 1 ? 'y' : 'ies'} of other sessions left in ${this.store.directory}`);
+    if (rejected > 0)
+      this.reporter.progress(
+        `${rejected} entr${rejected === 1 ? 'y' : 'ies'} in ${this.store.directory} the server refused earlier; kept, not retried`,
+      );
+    if (otherSessions > 0)
+      this.reporter.progress(
+        `${otherSessions} abandoned entr${otherSessions === 1 ? 'y' : 'ies'} of other sessions left in ${this.store.directory}`,
+      );
     const deliveries = entries.map((entry) => {
       if (!entry.completion) {
         entry.completion = {
@@ -82,7 +88,9 @@ export class Supervisor {
       this.reporter.progress(`finishing an earlier run: command ${entry.command_id} (${entry.completion.state})`);
       return this.deliverer.drain(entry).catch((error: unknown) => {
         if (error instanceof DeliveryRejectedError) {
-          this.reporter.error(`the server refused a record of command ${entry.command_id}: ${error.problem.detail} (kept in the state directory)`);
+          this.reporter.error(
+            `the server refused a record of command ${entry.command_id}: ${error.problem.detail} (kept in the state directory)`,
+          );
         } else if (!this.abort.signal.aborted) {
           throw error;
         }
@@ -171,7 +179,9 @@ export class Supervisor {
 
   private refused(rejection: DeliveryRejectedError): number {
     const { status, code } = rejection.problem;
-    this.reporter.error(`the server refused the record (${status} ${code}): ${rejection.problem.detail}; it is kept in ${this.store.directory}`);
+    this.reporter.error(
+      `the server refused the record (${status} ${code}): ${rejection.problem.detail}; it is kept in ${this.store.directory}`,
+    );
     return 2;
   }
 

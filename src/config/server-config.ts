@@ -1,4 +1,10 @@
-import { DEFAULT_DATABASE_URL, DEFAULT_JOURNAL_TIMEOUT_MS, DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, DEFAULT_RETENTION_DAYS } from 'nestjs-process-notifications';
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_JOURNAL_TIMEOUT_MS,
+  DEFAULT_LOOP_CAPACITY,
+  DEFAULT_MAX_LOOPS_PER_SESSION,
+  DEFAULT_RETENTION_DAYS,
+} from 'nestjs-process-notifications';
 import { randomBytes } from 'node:crypto';
 import { requireSupportedDatabaseUrl } from './database-url.js';
 

@@ -30,7 +30,9 @@ function tableOf(app: ExpressApp): readonly RouteEntry[] {
 
 // A `:name` segment of a template matches any one non-empty segment of a path.
 function matches(template: readonly string[], path: readonly string[]): boolean {
-  return template.length === path.length && template.every((segment, i) => (segment.startsWith(':') ? path[i] !== '' : segment === path[i]));
+  return (
+    template.length === path.length && template.every((segment, i) => (segment.startsWith(':') ? path[i] !== '' : segment === path[i]))
+  );
 }
 
 /**

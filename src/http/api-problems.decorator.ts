@@ -35,7 +35,13 @@ export function ApiProblems(...codes: ProblemCode[]): MethodDecorator & ClassDec
                 code,
                 {
                   summary: PROBLEM_TYPES[code].title,
-                  value: { type: `urn:process-notifications:problem:${code}`, title: PROBLEM_TYPES[code].title, status, detail: '...', code },
+                  value: {
+                    type: `urn:process-notifications:problem:${code}`,
+                    title: PROBLEM_TYPES[code].title,
+                    status,
+                    detail: '...',
+                    code,
+                  },
                 },
               ]),
             ),

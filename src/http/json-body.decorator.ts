@@ -7,5 +7,4 @@ const rawRequest = createParamDecorator((_data: unknown, context: ExecutionConte
  * The request body, read and parsed strictly by {@link ReadJsonBodyPipe}, then through `pipes`.
  * @param pipes e.g. a {@link ClosedSchemaPipe} for a DTO
  */
-export const JsonBody = (...pipes: (Type<PipeTransform> | PipeTransform)[]): ParameterDecorator =>
-  rawRequest(ReadJsonBodyPipe, ...pipes);
+export const JsonBody = (...pipes: (Type<PipeTransform> | PipeTransform)[]): ParameterDecorator => rawRequest(ReadJsonBodyPipe, ...pipes);

@@ -26,7 +26,10 @@ export const PROBLEM_TYPES = {
   internal_error: { status: 500, title: 'Internal server error' },
   delivery_stopped: { status: 503, title: 'Delivery stopped' },
   journal_unavailable: { status: 503, title: 'Journal unavailable' },
-} as const satisfies Record<ErrorCode | HttpProblemCode | 'method_not_allowed' | 'internal_error', { readonly status: number; readonly title: string }>;
+} as const satisfies Record<
+  ErrorCode | HttpProblemCode | 'method_not_allowed' | 'internal_error',
+  { readonly status: number; readonly title: string }
+>;
 
 /** A problem `code` of the API. */
 export type ProblemCode = keyof typeof PROBLEM_TYPES;

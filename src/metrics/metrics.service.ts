@@ -1,5 +1,11 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { LIFECYCLE_KINDS, ProcessNotificationsError, ProcessNotificationsService, type Disposition, type LifecycleKind } from 'nestjs-process-notifications';
+import {
+  LIFECYCLE_KINDS,
+  ProcessNotificationsError,
+  ProcessNotificationsService,
+  type Disposition,
+  type LifecycleKind,
+} from 'nestjs-process-notifications';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
 

@@ -29,7 +29,12 @@ export class JournalController {
 
   @Get('journal')
   @ApiQuery({ name: 'after', required: false, type: Number, description: 'Records after this sequence (default 0).' })
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: `At most this many records (default 100, at most ${MAX_JOURNAL_PAGE}).` })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    type: Number,
+    description: `At most this many records (default 100, at most ${MAX_JOURNAL_PAGE}).`,
+  })
   @ApiOkResponse({ type: JournalPageDto })
   @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'journal_unavailable')
   async journal(
@@ -47,7 +52,12 @@ export class JournalController {
   @ApiOkResponse({
     description:
       'Journal records as server-sent events: `id` is the sequence, `data` a journal record (JSON); a `: keep-alive` comment at least every 15 s.',
-    content: { 'text/event-stream': { schema: { type: 'string' }, example: 'id: 1\ndata: {"sequence":1,"kind":"process_notification",...}\n\n: keep-alive\n\n' } },
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example: 'id: 1\ndata: {"sequence":1,"kind":"process_notification",...}\n\n: keep-alive\n\n',
+      },
+    },
   })
   @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'stream_limit_reached')
   events(

@@ -19,7 +19,18 @@ export class LoopsController {
   @Post()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
-  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'already_exists', 'loop_limit_reached', 'journal_unavailable')
+  @ApiProblems(
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
+    'invalid_field',
+    'unauthorized',
+    'forbidden',
+    'session_not_found',
+    'already_exists',
+    'loop_limit_reached',
+    'journal_unavailable',
+  )
   async open(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody(new ClosedSchemaPipe(OpenLoopRequestDto)) body: OpenLoopRequestDto,
@@ -42,7 +53,17 @@ export class LoopsController {
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
-  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found', 'journal_unavailable')
+  @ApiProblems(
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
+    'invalid_field',
+    'unauthorized',
+    'forbidden',
+    'session_not_found',
+    'loop_not_found',
+    'journal_unavailable',
+  )
   async stop(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

@@ -33,7 +33,18 @@ export class ProcessLifecycleController {
     description: 'Identical retry: nothing new was written (Idempotent-Replayed: true).',
     example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: false },
   })
-  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'owner_mismatch', 'session_not_found', 'idempotency_collision', 'journal_unavailable')
+  @ApiProblems(
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
+    'invalid_field',
+    'unauthorized',
+    'forbidden',
+    'owner_mismatch',
+    'session_not_found',
+    'idempotency_collision',
+    'journal_unavailable',
+  )
   async publish(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() record: unknown,

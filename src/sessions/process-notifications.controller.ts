@@ -39,9 +39,12 @@ export class ProcessNotificationsController {
     example: { disposition: 'duplicate', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: false },
   })
   @ApiProblems(
-    'invalid_json', 'payload_too_large', 'unsupported_media_type',
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
     'invalid_field',
-    'unauthorized', 'forbidden',
+    'unauthorized',
+    'forbidden',
     'owner_mismatch',
     'session_not_found',
     'loop_not_found',
@@ -81,7 +84,18 @@ export class ProcessNotificationsController {
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })
   @ApiOkResponse({ type: ConsumptionDto, description: 'A second consume answers consumed: false.' })
-  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found', 'not_found', 'journal_unavailable')
+  @ApiProblems(
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
+    'invalid_field',
+    'unauthorized',
+    'forbidden',
+    'session_not_found',
+    'loop_not_found',
+    'not_found',
+    'journal_unavailable',
+  )
   async consume(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

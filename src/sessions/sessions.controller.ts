@@ -20,7 +20,16 @@ export class SessionsController {
   @AdminOnly()
   @ApiBody({ type: CreateSessionRequestDto, required: false })
   @ApiCreatedResponse({ type: SessionCreatedDto, description: 'The token is shown once.' })
-  @ApiProblems('invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field', 'unauthorized', 'forbidden', 'already_exists', 'journal_unavailable')
+  @ApiProblems(
+    'invalid_json',
+    'payload_too_large',
+    'unsupported_media_type',
+    'invalid_field',
+    'unauthorized',
+    'forbidden',
+    'already_exists',
+    'journal_unavailable',
+  )
   async create(@JsonBody(new ClosedSchemaPipe(CreateSessionRequestDto)) body: CreateSessionRequestDto): Promise<SessionCreatedDto> {
     const { sessionId, token } = await this.service.openSession(body.session_id);
     return { session_id: sessionId, token };

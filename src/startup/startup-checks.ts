@@ -32,7 +32,9 @@ function checkSqliteWritable(path: string): void {
     try {
       accessSync(target, constants.W_OK);
     } catch (error) {
-      throw new Error(`${target === file ? 'file' : 'directory'} ${target} is not writable (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
+      throw new Error(
+        `${target === file ? 'file' : 'directory'} ${target} is not writable (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`,
+      );
     }
   }
 }

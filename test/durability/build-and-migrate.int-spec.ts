@@ -27,11 +27,9 @@ describe('building and migrating leave a running server alone', () => {
     for (const file of ['kept.js', 'kept.js.map', 'gone.js', 'gone.js.map', 'data.json']) writeFileSync(dir.file(`dist/src/${file}`), '');
     const pruned = await run([resolve(repo, 'scripts/prune-stale-dist.mjs')], { cwd: dir.path });
     expect(pruned.code).toBe(0);
-    expect(['kept.js', 'kept.js.map', 'gone.js', 'gone.js.map', 'data.json'].filter((file) => existsSync(dir.file(`dist/src/${file}`)))).toEqual([
-      'kept.js',
-      'kept.js.map',
-      'data.json',
-    ]);
+    expect(
+      ['kept.js', 'kept.js.map', 'gone.js', 'gone.js.map', 'data.json'].filter((file) => existsSync(dir.file(`dist/src/${file}`))),
+    ).toEqual(['kept.js', 'kept.js.map', 'data.json']);
   });
 
   it('migration:run applies the migrations with one line each, not every SQL statement, and then has nothing to do', async () => {

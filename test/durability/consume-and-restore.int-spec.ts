@@ -1,8 +1,4 @@
-import {
-  NotificationNotFoundError,
-  type PendingProcessNotification,
-  type ProcessNotificationsService,
-} from 'nestjs-process-notifications';
+import { NotificationNotFoundError, type PendingProcessNotification, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { createTestApp, notification } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
@@ -60,9 +56,15 @@ describe('consumption and restore after a restart (file database)', () => {
     expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'running', engine: 'native', pending: 4 });
 
     // A late retry of a consumed notification is a duplicate and is not put back.
-    await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+    await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({
+      disposition: 'duplicate',
+      appended: false,
+    });
     // A retry of a restored one is a duplicate too, and writes nothing.
-    await expect(service.notifyProcessCompletion(sent[0].session_id as string, sent[0])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+    await expect(service.notifyProcessCompletion(sent[0].session_id as string, sent[0])).resolves.toMatchObject({
+      disposition: 'duplicate',
+      appended: false,
+    });
     expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual(expected);
     const journal = await service.readJournal(sessionId, 0, 1000);
     expect(journal.filter((r) => r.kind === 'process_notification')).toHaveLength(6);
@@ -78,7 +80,10 @@ describe('consumption and restore after a restart (file database)', () => {
     await service.notifyProcessCompletion(sent[0].session_id as string, sent[0]);
     await service.notifyProcessCompletion(sent[1].session_id as string, sent[1]);
     // Journaled, then refused by the full set: the journal record stays authoritative.
-    await expect(service.notifyProcessCompletion(sent[2].session_id as string, sent[2])).rejects.toMatchObject({ code: 'delivery_stopped', stopCause: 'inbox_full' });
+    await expect(service.notifyProcessCompletion(sent[2].session_id as string, sent[2])).rejects.toMatchObject({
+      code: 'delivery_stopped',
+      stopCause: 'inbox_full',
+    });
     const heldByStopped = notification(sessionId, stoppedLoop.loopId);
     await service.notifyProcessCompletion(heldByStopped.session_id as string, heldByStopped);
     await service.stopLoop(sessionId, stoppedLoop.loopId);
@@ -87,13 +92,19 @@ describe('consumption and restore after a restart (file database)', () => {
     expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual(sent.map((n) => n.command_id));
     // Stopped stays stopped, and keeps what it had accepted: a retry of that is a duplicate.
     expect(service.getLoop(sessionId, stoppedLoop.loopId)).toMatchObject({ state: 'stopped', pending: 1 });
-    await expect(service.notifyProcessCompletion(heldByStopped.session_id as string, heldByStopped)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+    await expect(service.notifyProcessCompletion(heldByStopped.session_id as string, heldByStopped)).resolves.toMatchObject({
+      disposition: 'duplicate',
+      appended: false,
+    });
     await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, stoppedLoop.loopId))).rejects.toMatchObject({
       code: 'delivery_stopped',
       stopCause: 'loop_stopped',
     });
     // The retry the supervisor makes after `stopped` now finds it delivered.
-    await expect(service.notifyProcessCompletion(sent[2].session_id as string, sent[2])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+    await expect(service.notifyProcessCompletion(sent[2].session_id as string, sent[2])).resolves.toMatchObject({
+      disposition: 'duplicate',
+      appended: false,
+    });
   });
 
   it('gives the same answers after a restart: what a stopped loop refused stays refused, what it held stays held', async () => {
@@ -107,15 +118,23 @@ describe('consumption and restore after a restart (file database)', () => {
     await service.stopLoop(sessionId, loopId);
     const refused = notification(sessionId, loopId);
     const stopped = { code: 'delivery_stopped', stopCause: 'loop_stopped' };
-    await expect(service.notifyProcessCompletion(refused.session_id as string, refused)).rejects.toMatchObject({ ...stopped, appended: true });
+    await expect(service.notifyProcessCompletion(refused.session_id as string, refused)).rejects.toMatchObject({
+      ...stopped,
+      appended: true,
+    });
     await expect(service.consume(sessionId, loopId, consumedAfterStop.command_id as string)).resolves.toMatchObject({ consumed: true });
 
     for (let round = 0; round < 2; round++) {
       // The refused notification is journaled but was never the loop's: its identical retry is
       // refused again, not turned into a duplicate by the restore.
-      await expect(service.notifyProcessCompletion(refused.session_id as string, refused)).rejects.toMatchObject({ ...stopped, appended: false });
+      await expect(service.notifyProcessCompletion(refused.session_id as string, refused)).rejects.toMatchObject({
+        ...stopped,
+        appended: false,
+      });
       await expect(service.notifyProcessCompletion(held.session_id as string, held)).resolves.toMatchObject({ disposition: 'duplicate' });
-      await expect(service.notifyProcessCompletion(consumedAfterStop.session_id as string, consumedAfterStop)).resolves.toMatchObject({ disposition: 'duplicate' });
+      await expect(service.notifyProcessCompletion(consumedAfterStop.session_id as string, consumedAfterStop)).resolves.toMatchObject({
+        disposition: 'duplicate',
+      });
       expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual([held.command_id]);
       expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
       service = await restart();
@@ -131,7 +150,10 @@ describe('consumption and restore after a restart (file database)', () => {
     const { sequence } = await service.notifyProcessCompletion(n.session_id as string, n);
     const first = await service.consume(sessionId, loopId, n.command_id as string);
     expect(first).toEqual({ consumed: true, sequence: sequence + 1 });
-    await expect(service.consume(sessionId, loopId, n.command_id as string)).resolves.toEqual({ consumed: false, sequence: first.sequence });
+    await expect(service.consume(sessionId, loopId, n.command_id as string)).resolves.toEqual({
+      consumed: false,
+      sequence: first.sequence,
+    });
     await expect(service.consume(sessionId, loopId, notification(sessionId, loopId).command_id as string)).rejects.toBeInstanceOf(
       NotificationNotFoundError,
     );

@@ -83,7 +83,10 @@ describe('disk full under load (SQLite on a tmpfs)', () => {
       const deadline = Date.now() + 30_000;
       while (!condition()) {
         if (Date.now() > deadline) {
-          const statuses = answers.map(({ answer }) => answer.status ?? answer.error).join(',').slice(-400);
+          const statuses = answers
+            .map(({ answer }) => answer.status ?? answer.error)
+            .join(',')
+            .slice(-400);
           throw new Error(`still waiting in phase ${phase}; last answers: ${statuses}`);
         }
         await new Promise((resolve) => setImmediate(resolve));
@@ -119,7 +122,12 @@ describe('disk full under load (SQLite on a tmpfs)', () => {
     expect(accepted.length + refused.length).toBe(answers.length);
 
     const second = await start();
-    const pending = await jsonRequest(undefined, `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`, 'GET', token);
+    const pending = await jsonRequest(
+      undefined,
+      `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`,
+      'GET',
+      token,
+    );
     const pendingIds = new Set((pending.body as { notifications: Array<{ command_id: string }> }).notifications.map((n) => n.command_id));
     // Everything answered 2xx survived the SIGKILL; nothing refused became pending.
     expect(accepted.filter((id) => !pendingIds.has(id))).toEqual([]);

@@ -35,7 +35,8 @@ describe('the server process', () => {
   it('treats an aborted upload as the client going away: no error logged, the server keeps answering', async () => {
     const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('journal.db')}` });
     try {
-      const { session_id: sessionId, token } = (await jsonRequest(undefined, `${server.url}/v1/sessions`, 'POST', SERVER_ADMIN_TOKEN)).body as {
+      const { session_id: sessionId, token } = (await jsonRequest(undefined, `${server.url}/v1/sessions`, 'POST', SERVER_ADMIN_TOKEN))
+        .body as {
         session_id: string;
         token: string;
       };
@@ -63,7 +64,9 @@ describe('the server process', () => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }),
+          );
         });
         req.on('error', reject);
         req.end(payload);
@@ -126,7 +129,9 @@ describe('the server process', () => {
         await server.stop('SIGTERM');
         const logged = lines(server.output);
         expect(logged.filter((line) => line.msg === 'request completed')).toEqual([]);
-        expect(logged.filter((line) => line.level === 'info').map((line) => line.msg)).toEqual([expect.stringMatching(/^Listening on port \d+/)]);
+        expect(logged.filter((line) => line.level === 'info').map((line) => line.msg)).toEqual([
+          expect.stringMatching(/^Listening on port \d+/),
+        ]);
       } finally {
         await server.stop('SIGKILL');
       }

@@ -29,7 +29,10 @@ describe('a delivery in flight while the module shuts down', () => {
     try {
       expect(second.service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
       // The supervisor retries after `stopped`: a duplicate, nothing written.
-      await expect(second.service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+      await expect(second.service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({
+        disposition: 'duplicate',
+        appended: false,
+      });
     } finally {
       await second.close();
     }

@@ -60,7 +60,12 @@ describe('SIGTERM under keep-alive load', () => {
     expect(answers.some(({ answer }) => answer.headers?.connection === 'close')).toBe(true);
 
     const second = await start();
-    const pending = await jsonRequest(undefined, `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`, 'GET', token);
+    const pending = await jsonRequest(
+      undefined,
+      `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`,
+      'GET',
+      token,
+    );
     const pendingIds = new Set((pending.body as { notifications: Array<{ command_id: string }> }).notifications.map((n) => n.command_id));
     const accepted = answers.filter(({ answer }) => answer.status === 202).map(({ commandId }) => commandId);
     expect(accepted.filter((id) => !pendingIds.has(id))).toEqual([]);

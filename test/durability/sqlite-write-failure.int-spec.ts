@@ -35,7 +35,9 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
   const onDisk = (): Set<string> => {
     const reader = new Database(dir.file('journal.db'), { readonly: true });
     try {
-      const rows = reader.prepare("SELECT idempotency_id FROM pn_journal WHERE kind = 'process_notification'").all() as Array<{ idempotency_id: string }>;
+      const rows = reader.prepare("SELECT idempotency_id FROM pn_journal WHERE kind = 'process_notification'").all() as Array<{
+        idempotency_id: string;
+      }>;
       return new Set(rows.map((row) => row.idempotency_id));
     } finally {
       reader.close();

@@ -39,7 +39,9 @@ describe('a stalled PostgreSQL', () => {
     const server = await start();
     const session = await jsonRequest(undefined, `${server.url}/v1/sessions`, 'POST', SERVER_ADMIN_TOKEN);
     const { session_id: sessionId, token } = session.body as { session_id: string; token: string };
-    const { loop_id: loopId } = (await jsonRequest(undefined, `${server.url}/v1/sessions/${sessionId}/loops`, 'POST', token)).body as { loop_id: string };
+    const { loop_id: loopId } = (await jsonRequest(undefined, `${server.url}/v1/sessions/${sessionId}/loops`, 'POST', token)).body as {
+      loop_id: string;
+    };
     const notify = (body: Record<string, unknown>) =>
       jsonRequest(undefined, `${server.url}/v1/sessions/${sessionId}/process-completions`, 'POST', token, body);
 
@@ -89,7 +91,12 @@ describe('a stalled PostgreSQL', () => {
       .map((record) => record.idempotency_id);
     const sent = [before, ...during].map((n) => n.command_id as string);
     expect(journaled.filter((id) => sent.includes(id)).sort()).toEqual([...sent].sort());
-    const pending = await jsonRequest(undefined, `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`, 'GET', token);
+    const pending = await jsonRequest(
+      undefined,
+      `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`,
+      'GET',
+      token,
+    );
     const pendingIds = (pending.body as { notifications: Array<{ command_id: string }> }).notifications.map((n) => n.command_id);
     expect(pendingIds.filter((id) => sent.includes(id)).sort()).toEqual([...sent].sort());
   });

@@ -1,5 +1,13 @@
 import type { Response } from 'supertest';
-import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import {
+  admin,
+  bearer,
+  createHttpTestApp,
+  lifecycleRecord,
+  notification,
+  openSessionWithLoop,
+  type HttpTestApp,
+} from './support/http-test-app.js';
 import { expectProblem } from './support/problem.js';
 import { openSse } from './support/sse-client.js';
 
@@ -24,9 +32,20 @@ interface Route {
 // Every route of the §8 table that takes a session (`:sid`), with the status it answers on success.
 const ROUTES: readonly Route[] = [
   { method: 'get', template: '/v1/sessions/{sid}', success: 200, path: (s) => `/v1/sessions/${s.sessionId}` },
-  { method: 'post', template: '/v1/sessions/{sid}/loops', success: 201, path: (s) => `/v1/sessions/${s.sessionId}/loops`, body: () => ({}) },
+  {
+    method: 'post',
+    template: '/v1/sessions/{sid}/loops',
+    success: 201,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops`,
+    body: () => ({}),
+  },
   { method: 'get', template: '/v1/sessions/{sid}/loops/{lid}', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}` },
-  { method: 'post', template: '/v1/sessions/{sid}/loops/{lid}/stop', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/stop` },
+  {
+    method: 'post',
+    template: '/v1/sessions/{sid}/loops/{lid}/stop',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/stop`,
+  },
   {
     method: 'post',
     template: '/v1/sessions/{sid}/process-completions',
@@ -53,7 +72,12 @@ const ROUTES: readonly Route[] = [
     success: 200,
     path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/process-notifications/${s.pendingCommandId}/consume`,
   },
-  { method: 'get', template: '/v1/sessions/{sid}/journal', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/journal?after=0&limit=10` },
+  {
+    method: 'get',
+    template: '/v1/sessions/{sid}/journal',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/journal?after=0&limit=10`,
+  },
   { method: 'get', template: '/v1/sessions/{sid}/events', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/events` },
 ];
 
@@ -122,32 +146,35 @@ describe('REST API v1: authorisation on every route that takes a session (§8)',
   });
 
   const denied = ROUTES.flatMap((route) => DENIED.map(([credential, status, code]) => [route, credential, status, code] as const));
-  it.each(denied.map(([route, credential, status, code]) => [`${route.method.toUpperCase()} ${route.template}`, credential, status, code, route] as const))(
-    '%s with %s: %i %s, nothing changes',
-    async (_name, credential, status, code, route) => {
-      const { target, otherToken } = await setUp();
-      const before = await observable(target);
-      const response = await send(route, target, headersFor(credential, target, otherToken));
-      expectProblem(response, status, code);
-      expect(await observable(target)).toEqual(before);
-    },
-  );
+  it.each(
+    denied.map(
+      ([route, credential, status, code]) => [`${route.method.toUpperCase()} ${route.template}`, credential, status, code, route] as const,
+    ),
+  )('%s with %s: %i %s, nothing changes', async (_name, credential, status, code, route) => {
+    const { target, otherToken } = await setUp();
+    const before = await observable(target);
+    const response = await send(route, target, headersFor(credential, target, otherToken));
+    expectProblem(response, status, code);
+    expect(await observable(target)).toEqual(before);
+  });
 
   const allowed = ROUTES.flatMap((route) => ALLOWED.map((credential) => [route, credential] as const));
-  it.each(allowed.map(([route, credential]) => [`${route.method.toUpperCase()} ${route.template}`, credential, route.success, route] as const))(
-    '%s with %s: %i',
-    async (_name, credential, success, route) => {
-      const { target, otherToken } = await setUp();
-      const headers = headersFor(credential, target, otherToken);
-      if (route.template.endsWith('/events')) {
-        const stream = await openSse(`${t.url}${route.path(target)}`, headers);
-        stream.close();
-        expect({ status: stream.status, type: stream.headers['content-type'] }).toEqual({ status: success, type: expect.stringMatching(/^text\/event-stream/) });
-        return;
-      }
-      const response = await send(route, target, headers);
-      expect({ status: response.status, body: response.body }).toEqual({ status: success, body: expect.any(Object) });
-      expect(response.headers['content-type']).toMatch(/^application\/json/);
-    },
-  );
+  it.each(
+    allowed.map(([route, credential]) => [`${route.method.toUpperCase()} ${route.template}`, credential, route.success, route] as const),
+  )('%s with %s: %i', async (_name, credential, success, route) => {
+    const { target, otherToken } = await setUp();
+    const headers = headersFor(credential, target, otherToken);
+    if (route.template.endsWith('/events')) {
+      const stream = await openSse(`${t.url}${route.path(target)}`, headers);
+      stream.close();
+      expect({ status: stream.status, type: stream.headers['content-type'] }).toEqual({
+        status: success,
+        type: expect.stringMatching(/^text\/event-stream/),
+      });
+      return;
+    }
+    const response = await send(route, target, headers);
+    expect({ status: response.status, body: response.body }).toEqual({ status: success, body: expect.any(Object) });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
 });

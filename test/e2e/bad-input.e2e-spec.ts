@@ -9,7 +9,9 @@ interface Vector {
   readonly input: unknown;
   readonly field: string | null;
 }
-const VECTORS = JSON.parse(readFileSync(new URL('../notifications/fixtures/notification-validation.json', import.meta.url), 'utf8')) as Vector[];
+const VECTORS = JSON.parse(
+  readFileSync(new URL('../notifications/fixtures/notification-validation.json', import.meta.url), 'utf8'),
+) as Vector[];
 
 /** POSTs raw bytes as JSON, chunked (no Content-Length), and resolves with status and parsed body. */
 function sendChunked(url: string, token: string, chunks: Buffer[]): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -72,7 +74,12 @@ describe('REST API v1: bad input is refused before the journal and never crashes
     expectProblem(await postRaw(body, 'application/x-www-form-urlencoded'), 415, 'unsupported_media_type');
     expectProblem(await postRaw(body, 'application/json; charset=latin1'), 415, 'unsupported_media_type');
     expectProblem(
-      await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send(body),
+      await t.http
+        .post(`/v1/sessions/${sessionId}/process-completions`)
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send(body),
       415,
       'unsupported_media_type',
     );
@@ -135,15 +142,20 @@ describe('REST API v1: bad input is refused before the journal and never crashes
     expectProblem(await post(notification(sessionId, loopId, { state: 1 })), 400, 'invalid_field', { field: 'state_reason' });
   });
 
-  it.each([['[]'], ['"text"'], ['null'], ['42'], ['true'], ['']])('400 invalid_field naming the first field for the body %j', async (body) => {
-    expectProblem(await postRaw(body), 400, 'invalid_field', { field: 'command_id' });
-  });
+  it.each([['[]'], ['"text"'], ['null'], ['42'], ['true'], ['']])(
+    '400 invalid_field naming the first field for the body %j',
+    async (body) => {
+      expectProblem(await postRaw(body), 400, 'invalid_field', { field: 'command_id' });
+    },
+  );
 
   it('400 invalid_field naming the path parameter for a non-UUID or nil sid, lid or command_id', async () => {
     const nil = '00000000-0000-0000-0000-000000000000';
     for (const bad of ['not-a-uuid', nil, `${sessionId}0`, '{sid}']) {
       expectProblem(await t.http.get(`/v1/sessions/${encodeURIComponent(bad)}`).set(admin), 400, 'invalid_field', { field: 'session_id' });
-      expectProblem(await t.http.get(`/v1/sessions/${sessionId}/loops/${encodeURIComponent(bad)}`).set(admin), 400, 'invalid_field', { field: 'loop_id' });
+      expectProblem(await t.http.get(`/v1/sessions/${sessionId}/loops/${encodeURIComponent(bad)}`).set(admin), 400, 'invalid_field', {
+        field: 'loop_id',
+      });
       expectProblem(
         await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${encodeURIComponent(bad)}/consume`).set(admin),
         400,
@@ -151,9 +163,14 @@ describe('REST API v1: bad input is refused before the journal and never crashes
         { field: 'command_id' },
       );
     }
-    expectProblem(await t.http.post(`/v1/sessions/not-a-uuid/process-completions`).set(admin).send(notification(sessionId, loopId)), 400, 'invalid_field', {
-      field: 'session_id',
-    });
+    expectProblem(
+      await t.http.post(`/v1/sessions/not-a-uuid/process-completions`).set(admin).send(notification(sessionId, loopId)),
+      400,
+      'invalid_field',
+      {
+        field: 'session_id',
+      },
+    );
   });
 
   it('400 invalid_field for a path that is not valid percent-encoding', async () => {
@@ -184,9 +201,14 @@ describe('REST API v1: bad input is refused before the journal and never crashes
   });
 
   it('400 invalid_field for a Last-Event-ID that is not a sequence', async () => {
-    expectProblem(await t.http.get(`/v1/sessions/${sessionId}/events`).set(bearer(token)).set('Last-Event-ID', 'abc'), 400, 'invalid_field', {
-      field: 'last_event_id',
-    });
+    expectProblem(
+      await t.http.get(`/v1/sessions/${sessionId}/events`).set(bearer(token)).set('Last-Event-ID', 'abc'),
+      400,
+      'invalid_field',
+      {
+        field: 'last_event_id',
+      },
+    );
   });
 
   it('validates the session and loop creation bodies against their closed schemas', async () => {
@@ -200,7 +222,8 @@ describe('REST API v1: bad input is refused before the journal and never crashes
     expectProblem(await sessions('[]'), 400, 'invalid_field', { field: 'session_id' });
     expectProblem(await sessions('{"session_id":"a","session_id":"b"}'), 400, 'invalid_json');
 
-    const loops = (body: string) => t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).set('Content-Type', 'application/json').send(body);
+    const loops = (body: string) =>
+      t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).set('Content-Type', 'application/json').send(body);
     expectProblem(await loops('{"engine":"turbo"}'), 400, 'invalid_field', { field: 'engine' });
     expectProblem(await loops('{"engine":1}'), 400, 'invalid_field', { field: 'engine' });
     expectProblem(await loops('{"loop_id":"x"}'), 400, 'invalid_field', { field: 'loop_id' });
@@ -246,7 +269,12 @@ describe('REST API v1: the notification test vectors over HTTP', () => {
       // Every vector has its own command_id, so each valid one is a first delivery: 202 accepted.
       expect({ status: response.status, body: response.body }).toEqual({
         status: 202,
-        body: { disposition: 'accepted', command_id: String((vector.input as { command_id: unknown }).command_id).toLowerCase(), sequence: expect.any(Number), appended: true },
+        body: {
+          disposition: 'accepted',
+          command_id: String((vector.input as { command_id: unknown }).command_id).toLowerCase(),
+          sequence: expect.any(Number),
+          appended: true,
+        },
       });
     } else {
       expectProblem(response, 400, 'invalid_field', { field: vector.field });

@@ -2,7 +2,15 @@ import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import {
+  admin,
+  bearer,
+  createHttpTestApp,
+  lifecycleRecord,
+  notification,
+  openSessionWithLoop,
+  type HttpTestApp,
+} from './support/http-test-app.js';
 import { expectProblem } from './support/problem.js';
 
 const completions = (sessionId: string): string => `/v1/sessions/${sessionId}/process-completions`;
@@ -18,13 +26,20 @@ describe('REST API v1: every error of the §8 table', () => {
 
   it('400 invalid_json: the body is not JSON', async () => {
     const { sessionId, token } = await openSessionWithLoop(t);
-    const response = await t.http.post(completions(sessionId)).set(bearer(token)).set('Content-Type', 'application/json').send('{"command_id":');
+    const response = await t.http
+      .post(completions(sessionId))
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"command_id":');
     expectProblem(response, 400, 'invalid_json');
   });
 
   it('400 invalid_field: validation, naming the field', async () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
-    const response = await t.http.post(completions(sessionId)).set(bearer(token)).send(notification(sessionId, loopId, { state: 'running' }));
+    const response = await t.http
+      .post(completions(sessionId))
+      .set(bearer(token))
+      .send(notification(sessionId, loopId, { state: 'running' }));
     expectProblem(response, 400, 'invalid_field', { field: 'state_reason' });
   });
 
@@ -74,7 +89,10 @@ describe('REST API v1: every error of the §8 table', () => {
   it('403 owner_mismatch: the body names another session than the path', async () => {
     const mine = await openSessionWithLoop(t);
     const other = await openSessionWithLoop(t);
-    const response = await t.http.post(completions(mine.sessionId)).set(bearer(mine.token)).send(notification(other.sessionId, other.loopId));
+    const response = await t.http
+      .post(completions(mine.sessionId))
+      .set(bearer(mine.token))
+      .send(notification(other.sessionId, other.loopId));
     expectProblem(response, 403, 'owner_mismatch');
     const lifecycle = await t.http
       .post(`/v1/sessions/${mine.sessionId}/process-lifecycle`)
@@ -106,7 +124,9 @@ describe('REST API v1: every error of the §8 table', () => {
 
   it('404 not_found: consuming an id the loop never accepted', async () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
-    const response = await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${randomUUID()}/consume`).set(bearer(token));
+    const response = await t.http
+      .post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${randomUUID()}/consume`)
+      .set(bearer(token));
     expectProblem(response, 404, 'not_found');
   });
 
@@ -158,7 +178,11 @@ describe('REST API v1: every error of the §8 table', () => {
 
   it('415 unsupported_media_type: a body that is not declared as JSON', async () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
-    const response = await t.http.post(completions(sessionId)).set(bearer(token)).set('Content-Type', 'text/plain').send(JSON.stringify(notification(sessionId, loopId)));
+    const response = await t.http
+      .post(completions(sessionId))
+      .set(bearer(token))
+      .set('Content-Type', 'text/plain')
+      .send(JSON.stringify(notification(sessionId, loopId)));
     expectProblem(response, 415, 'unsupported_media_type');
     expect(await journalLength(sessionId)).toBe(0);
   });
@@ -167,12 +191,18 @@ describe('REST API v1: every error of the §8 table', () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     const original = notification(sessionId, loopId);
     await t.http.post(completions(sessionId)).set(bearer(token)).send(original).expect(202);
-    const response = await t.http.post(completions(sessionId)).set(bearer(token)).send({ ...original, process_handle: 'other' });
+    const response = await t.http
+      .post(completions(sessionId))
+      .set(bearer(token))
+      .send({ ...original, process_handle: 'other' });
     expectProblem(response, 422, 'idempotency_collision', { disposition: 'collision', sequence: 1 });
 
     const record = lifecycleRecord(sessionId, loopId);
     await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(bearer(token)).send(record).expect(201);
-    const lifecycle = await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(bearer(token)).send({ ...record, process_handle: 'other' });
+    const lifecycle = await t.http
+      .post(`/v1/sessions/${sessionId}/process-lifecycle`)
+      .set(bearer(token))
+      .send({ ...record, process_handle: 'other' });
     expectProblem(lifecycle, 422, 'idempotency_collision', { disposition: 'collision', sequence: 2 });
     expect(await journalLength(sessionId)).toBe(2);
   });
@@ -191,7 +221,10 @@ describe('REST API v1: every error of the §8 table', () => {
     expectProblem(stoppedRetry, 503, 'delivery_stopped', { disposition: 'stopped', cause: 'inbox_full', loop_id: loopId });
     expect(stoppedRetry.headers['idempotent-replayed']).toBe('true');
 
-    await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`).set(bearer(token)).expect(200);
+    await t.http
+      .post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`)
+      .set(bearer(token))
+      .expect(200);
     // The stopped notification was journaled; the identical retry writes nothing new.
     const retry = await t.http.post(completions(sessionId)).set(bearer(token)).send(second).expect(202);
     expect(retry.body).toEqual({ disposition: 'accepted', command_id: second.command_id, sequence: 2, appended: false });
@@ -205,7 +238,10 @@ describe('REST API v1: every error of the §8 table', () => {
     const response = await t.http.post(completions(sessionId)).set(bearer(token)).send(notification(sessionId, loopId));
     expectProblem(response, 503, 'journal_unavailable');
     expect(response.text).not.toMatch(/SQLITE|readonly/i);
-    await t.http.get(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`).set(bearer(token)).expect(200, { notifications: [] });
+    await t.http
+      .get(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`)
+      .set(bearer(token))
+      .expect(200, { notifications: [] });
 
     await dataSource.destroy();
     expectProblem(await t.http.get('/healthz'), 503, 'journal_unavailable');

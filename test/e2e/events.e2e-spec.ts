@@ -1,4 +1,12 @@
-import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import {
+  admin,
+  bearer,
+  createHttpTestApp,
+  lifecycleRecord,
+  notification,
+  openSessionWithLoop,
+  type HttpTestApp,
+} from './support/http-test-app.js';
 import { openSse, type ServerSentEvent } from './support/sse-client.js';
 
 const ids = (events: ServerSentEvent[]): (string | undefined)[] => events.map((event) => event.id);
@@ -30,14 +38,22 @@ describe('REST API v1: the journal as server-sent events', () => {
     await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`).set(auth).expect(200);
     const live = await stream.next(2);
     expect(ids(live)).toEqual(['3', '4']);
-    expect(JSON.parse(live[1]!.data)).toMatchObject({ sequence: 4, kind: 'process_notification_consumed', cause_command_id: first.command_id });
+    expect(JSON.parse(live[1]!.data)).toMatchObject({
+      sequence: 4,
+      kind: 'process_notification_consumed',
+      cause_command_id: first.command_id,
+    });
     stream.close();
 
     const resumed = await openSse(`${t.url}/v1/sessions/${sessionId}/events`, { ...auth, 'Last-Event-ID': '2' });
     expect(ids(await resumed.next(2))).toEqual(['3', '4']);
     // Records of other sessions never show up; this session's next record does.
     const other = await openSessionWithLoop(t);
-    await t.http.post(`/v1/sessions/${other.sessionId}/process-completions`).set(admin).send(notification(other.sessionId, other.loopId)).expect(202);
+    await t.http
+      .post(`/v1/sessions/${other.sessionId}/process-completions`)
+      .set(admin)
+      .send(notification(other.sessionId, other.loopId))
+      .expect(202);
     await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(auth).send(lifecycleRecord(sessionId, loopId)).expect(201);
     const [next] = await resumed.next(1);
     expect(next!.id).toBe('6');
@@ -49,7 +65,11 @@ describe('REST API v1: the journal as server-sent events', () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     const auth = bearer(token);
     const deliveries = Array.from({ length: 60 }, () =>
-      t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(auth).send(notification(sessionId, loopId)).then((response) => response.status),
+      t.http
+        .post(`/v1/sessions/${sessionId}/process-completions`)
+        .set(auth)
+        .send(notification(sessionId, loopId))
+        .then((response) => response.status),
     );
     const stream = await openSse(`${t.url}/v1/sessions/${sessionId}/events`, auth);
     const statuses = await Promise.all(deliveries);
@@ -77,7 +97,11 @@ describe('REST API v1: event streams stay open through proxies', () => {
       const { sessionId, loopId, token } = await openSessionWithLoop(t);
       const stream = await openSse(`${t.url}/v1/sessions/${sessionId}/events`, bearer(token));
       expect(await stream.nextComment()).toBe('keep-alive');
-      await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(notification(sessionId, loopId)).expect(202);
+      await t.http
+        .post(`/v1/sessions/${sessionId}/process-completions`)
+        .set(bearer(token))
+        .send(notification(sessionId, loopId))
+        .expect(202);
       // Comments are not events: the first event is still the first record.
       expect(ids(await stream.next(1))).toEqual(['1']);
       expect(await stream.nextComment()).toBe('keep-alive');

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import {
+  admin,
+  bearer,
+  createHttpTestApp,
+  lifecycleRecord,
+  notification,
+  openSessionWithLoop,
+  type HttpTestApp,
+} from './support/http-test-app.js';
 
 describe('REST API v1: the happy path', () => {
   let t: HttpTestApp;
@@ -38,11 +46,30 @@ describe('REST API v1: the happy path', () => {
     const pending = await t.http.get(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`).set(auth).expect(200);
     expect(pending.body).toEqual({
       notifications: [
-        { command_id: first.command_id, session_id: sessionId, loop_id: loopId, process_handle: 'proc-1', state: 'exited', reason: 'exited', sequence: 1 },
-        { command_id: second.command_id, session_id: sessionId, loop_id: loopId, process_handle: 'proc-2', state: 'killed', reason: 'output_limit', sequence: 2 },
+        {
+          command_id: first.command_id,
+          session_id: sessionId,
+          loop_id: loopId,
+          process_handle: 'proc-1',
+          state: 'exited',
+          reason: 'exited',
+          sequence: 1,
+        },
+        {
+          command_id: second.command_id,
+          session_id: sessionId,
+          loop_id: loopId,
+          process_handle: 'proc-2',
+          state: 'killed',
+          reason: 'output_limit',
+          sequence: 2,
+        },
       ],
     });
-    await t.http.get(`/v1/sessions/${sessionId}/loops/${loopId}`).set(auth).expect(200, { loop_id: loopId, engine: 'native', state: 'running', capacity: 64, pending: 2 });
+    await t.http
+      .get(`/v1/sessions/${sessionId}/loops/${loopId}`)
+      .set(auth)
+      .expect(200, { loop_id: loopId, engine: 'native', state: 'running', capacity: 64, pending: 2 });
 
     const consumePath = `/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`;
     const consumed = await t.http.post(consumePath).set(auth).expect(200);
@@ -80,7 +107,10 @@ describe('REST API v1: the happy path', () => {
     expect(empty.body).toEqual({ records: [], next_after: 3 });
 
     const session = await t.http.get(`/v1/sessions/${sessionId}`).set(auth).expect(200);
-    expect(session.body).toEqual({ session_id: sessionId, loops: [{ loop_id: loopId, engine: 'native', state: 'running', capacity: 64, pending: 1 }] });
+    expect(session.body).toEqual({
+      session_id: sessionId,
+      loops: [{ loop_id: loopId, engine: 'native', state: 'running', capacity: 64, pending: 1 }],
+    });
   });
 
   it('publishes a lifecycle record: 201 when new, 200 with Idempotent-Replayed on an identical retry', async () => {
@@ -100,7 +130,11 @@ describe('REST API v1: the happy path', () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     const stopped = await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/stop`).set(bearer(token)).expect(200);
     expect(stopped.body).toEqual({ loop_id: loopId, engine: 'native', state: 'stopped', capacity: 64, pending: 0 });
-    const response = await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(notification(sessionId, loopId)).expect(503);
+    const response = await t.http
+      .post(`/v1/sessions/${sessionId}/process-completions`)
+      .set(bearer(token))
+      .send(notification(sessionId, loopId))
+      .expect(503);
     // A stopped loop does not come back: a client that obeys the header must not retry every second.
     expect(response.headers['retry-after']).toBe('60');
     expect(response.body).toMatchObject({ code: 'delivery_stopped', disposition: 'stopped', cause: 'loop_stopped', loop_id: loopId });
@@ -108,7 +142,10 @@ describe('REST API v1: the happy path', () => {
 
   it('serves the health check and the OpenAPI document without a token', async () => {
     await t.http.get('/healthz').expect(200, { status: 'ok' });
-    await t.http.get('/docs').expect(200).expect('Content-Type', /text\/html/);
+    await t.http
+      .get('/docs')
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const doc = await t.http.get('/docs-json').expect(200);
     expect(Object.keys(doc.body.paths)).toEqual(
       expect.arrayContaining([

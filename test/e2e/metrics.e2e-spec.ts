@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import {
+  admin,
+  bearer,
+  createHttpTestApp,
+  lifecycleRecord,
+  notification,
+  openSessionWithLoop,
+  type HttpTestApp,
+} from './support/http-test-app.js';
 
 interface Sample {
   readonly name: string;
@@ -41,13 +49,20 @@ describe('GET /metrics (spec section 11)', () => {
 
   it('needs no token and carries the default process metrics', async () => {
     const samples = await scrape();
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(samples.map((sample) => sample.name)).toContain(name);
     }
     expect(valueOf(samples, 'pn_pending_notifications')).toBe(0);
     // Every disposition and kind is there from the start, at 0.
-    for (const disposition of ['accepted', 'duplicate', 'stopped', 'collision']) expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
-    for (const kind of ['started', 'backgrounded', 'completed', 'stop_requested', 'lost']) expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
+    for (const disposition of ['accepted', 'duplicate', 'stopped', 'collision'])
+      expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
+    for (const kind of ['started', 'backgrounded', 'completed', 'stop_requested', 'lost'])
+      expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
   });
 
   it('counts every answer of the notify route by disposition, lifecycle records by kind, and the pending set', async () => {
@@ -73,7 +88,11 @@ describe('GET /metrics (spec section 11)', () => {
     await publish(lifecycleRecord(sessionId, loopId, { kind: 'backgrounded' })).expect(201);
 
     let samples = await scrape();
-    expect(Object.fromEntries(['accepted', 'duplicate', 'stopped', 'collision'].map((d) => [d, valueOf(samples, 'pn_notifications_total', { disposition: d })]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ['accepted', 'duplicate', 'stopped', 'collision'].map((d) => [d, valueOf(samples, 'pn_notifications_total', { disposition: d })]),
+      ),
+    ).toEqual({
       accepted: 1,
       duplicate: 1,
       stopped: 3,

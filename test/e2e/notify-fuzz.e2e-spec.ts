@@ -69,13 +69,24 @@ describe('REST API v1: random bodies at the notify route', () => {
           expect(response.status).toBeLessThan(500);
           expect(response.headers['content-type']).toBe('application/problem+json');
           const problem = JSON.parse(response.text);
-          expect(problem).toMatchObject({ type: expect.any(String), title: expect.any(String), status: response.status, detail: expect.any(String), code: expect.any(String) });
+          expect(problem).toMatchObject({
+            type: expect.any(String),
+            title: expect.any(String),
+            status: response.status,
+            detail: expect.any(String),
+            code: expect.any(String),
+          });
           if (problem.code === 'invalid_field') expect(problem.field).toEqual(expect.any(String));
         } else {
           // §8: 202 accepted for the first delivery of a command_id, 200 duplicate for an identical retry.
           const commandId = String(JSON.parse(text).command_id).toLowerCase();
           const first = !delivered.has(commandId);
-          expect({ status: response.status, disposition: response.body.disposition, command_id: response.body.command_id, appended: response.body.appended }).toEqual(
+          expect({
+            status: response.status,
+            disposition: response.body.disposition,
+            command_id: response.body.command_id,
+            appended: response.body.appended,
+          }).toEqual(
             first
               ? { status: 202, disposition: 'accepted', command_id: commandId, appended: true }
               : { status: 200, disposition: 'duplicate', command_id: commandId, appended: false },

@@ -51,7 +51,10 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, { properties?: Record<string, { format?: string }> }> };
+  components: {
+    securitySchemes: Record<string, Record<string, unknown>>;
+    schemas: Record<string, { properties?: Record<string, { format?: string }> }>;
+  };
 }
 
 describe('OpenAPI document at /docs-json', () => {
@@ -64,14 +67,20 @@ describe('OpenAPI document at /docs-json', () => {
   afterAll(() => t.close());
 
   const operations = (): [string, Operation][] =>
-    Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]): [string, Operation] => [`${method} ${path}`, op]));
+    Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]): [string, Operation] => [`${method} ${path}`, op]),
+    );
   const codesOf = (op: Operation): string[] =>
     Object.entries(op.responses)
       .filter(([status]) => Number(status) >= 400)
       .flatMap(([, response]) => Object.keys(response.content?.['application/problem+json']?.examples ?? {}));
 
   it('documents every route of the contract, and the HTML page is served at /docs', async () => {
-    expect(operations().map(([route]) => route).sort()).toEqual([...ROUTES].sort());
+    expect(
+      operations()
+        .map(([route]) => route)
+        .sort(),
+    ).toEqual([...ROUTES].sort());
     const page = await t.http.get('/docs').redirects(1).expect(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
   });
@@ -81,7 +90,11 @@ describe('OpenAPI document at /docs-json', () => {
       const errors = Object.entries(op.responses).filter(([status]) => !/^2/.test(status));
       expect({ route, errors: errors.length > 0 }).toEqual({ route, errors: true });
       for (const [status, response] of errors) {
-        expect({ route, status, types: Object.keys(response.content ?? {}) }).toEqual({ route, status, types: ['application/problem+json'] });
+        expect({ route, status, types: Object.keys(response.content ?? {}) }).toEqual({
+          route,
+          status,
+          types: ['application/problem+json'],
+        });
         const media = response.content!['application/problem+json']!;
         expect(media.schema?.$ref).toBe('#/components/schemas/ProblemDto');
         const examples = Object.entries(media.examples ?? {});
@@ -97,11 +110,28 @@ describe('OpenAPI document at /docs-json', () => {
 
   it('names the codes each route can answer with (spec section 8)', () => {
     const ops = Object.fromEntries(operations());
-    for (const route of ROUTES.filter((r) => r.includes('/v1/'))) expect({ route, codes: codesOf(ops[route]!) }).toEqual({ route, codes: expect.arrayContaining(['unauthorized', 'invalid_field', 'internal_error']) });
+    for (const route of ROUTES.filter((r) => r.includes('/v1/')))
+      expect({ route, codes: codesOf(ops[route]!) }).toEqual({
+        route,
+        codes: expect.arrayContaining(['unauthorized', 'invalid_field', 'internal_error']),
+      });
     expect(codesOf(ops['post /v1/sessions/{sid}/process-completions']!)).toEqual(
-      expect.arrayContaining(['invalid_json', 'owner_mismatch', 'session_not_found', 'loop_not_found', 'unsupported_engine', 'payload_too_large', 'unsupported_media_type', 'idempotency_collision', 'delivery_stopped', 'journal_unavailable']),
+      expect.arrayContaining([
+        'invalid_json',
+        'owner_mismatch',
+        'session_not_found',
+        'loop_not_found',
+        'unsupported_engine',
+        'payload_too_large',
+        'unsupported_media_type',
+        'idempotency_collision',
+        'delivery_stopped',
+        'journal_unavailable',
+      ]),
     );
-    expect(codesOf(ops['post /v1/sessions/{sid}/process-lifecycle']!)).toEqual(expect.arrayContaining(['owner_mismatch', 'idempotency_collision']));
+    expect(codesOf(ops['post /v1/sessions/{sid}/process-lifecycle']!)).toEqual(
+      expect.arrayContaining(['owner_mismatch', 'idempotency_collision']),
+    );
     expect(codesOf(ops['post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume']!)).toContain('not_found');
     expect(codesOf(ops['get /v1/sessions/{sid}/events']!)).toContain('stream_limit_reached');
     expect(codesOf(ops['get /healthz']!)).toContain('journal_unavailable');
@@ -133,13 +163,18 @@ describe('OpenAPI document at /docs-json', () => {
   it('gives every id, in paths and in bodies, format uuid', () => {
     for (const [route, op] of operations()) {
       for (const parameter of (op.parameters ?? []).filter((p) => p.in === 'path')) {
-        expect({ route, parameter: parameter.name, format: parameter.schema?.format }).toEqual({ route, parameter: parameter.name, format: 'uuid' });
+        expect({ route, parameter: parameter.name, format: parameter.schema?.format }).toEqual({
+          route,
+          parameter: parameter.name,
+          format: 'uuid',
+        });
       }
     }
     // idempotency_id is not always a UUID (a loop stop is keyed `stopped:<loop_id>`).
     for (const [schema, { properties = {} }] of Object.entries(doc.components.schemas)) {
       for (const [name, property] of Object.entries(properties)) {
-        if (name.endsWith('_id') && name !== 'idempotency_id') expect({ schema, name, format: property.format }).toEqual({ schema, name, format: 'uuid' });
+        if (name.endsWith('_id') && name !== 'idempotency_id')
+          expect({ schema, name, format: property.format }).toEqual({ schema, name, format: 'uuid' });
       }
     }
   });

@@ -25,13 +25,32 @@ describeOnPostgres(`REST API v1 on PostgreSQL (${pgAdmin ? POSTGRES_URL : 'unrea
     const completions = `/v1/sessions/${sessionId}/process-completions`;
 
     const [first, second] = [notification(sessionId, loopId), notification(sessionId, loopId)];
-    await t.http.post(completions).set(auth).send(first).expect(202, { disposition: 'accepted', command_id: first.command_id, sequence: 1, appended: true });
-    await t.http.post(completions).set(auth).send(first).expect(200, { disposition: 'duplicate', command_id: first.command_id, sequence: 1, appended: false });
-    await t.http.post(completions).set(auth).send({ ...first, process_handle: 'other' }).expect(422);
+    await t.http
+      .post(completions)
+      .set(auth)
+      .send(first)
+      .expect(202, { disposition: 'accepted', command_id: first.command_id, sequence: 1, appended: true });
+    await t.http
+      .post(completions)
+      .set(auth)
+      .send(first)
+      .expect(200, { disposition: 'duplicate', command_id: first.command_id, sequence: 1, appended: false });
+    await t.http
+      .post(completions)
+      .set(auth)
+      .send({ ...first, process_handle: 'other' })
+      .expect(422);
     await t.http.post(completions).set(auth).send(second).expect(202);
-    await t.http.post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`).set(auth).expect(200, { consumed: true, sequence: 3 });
+    await t.http
+      .post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${first.command_id}/consume`)
+      .set(auth)
+      .expect(200, { consumed: true, sequence: 3 });
     const record = lifecycleRecord(sessionId, loopId);
-    await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(auth).send(record).expect(201, { event_id: record.event_id, sequence: 4, appended: true });
+    await t.http
+      .post(`/v1/sessions/${sessionId}/process-lifecycle`)
+      .set(auth)
+      .send(record)
+      .expect(201, { event_id: record.event_id, sequence: 4, appended: true });
 
     const page = await t.http.get(`/v1/sessions/${sessionId}/journal?after=1&limit=2`).set(auth).expect(200);
     expect(page.body.records.map((r: { sequence: number; kind: string }) => [r.sequence, r.kind])).toEqual([
@@ -43,7 +62,9 @@ describeOnPostgres(`REST API v1 on PostgreSQL (${pgAdmin ? POSTGRES_URL : 'unrea
     await t.close();
     t = await createHttpTestApp({ databaseUrl });
     const pending = await t.http.get(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`).set(auth).expect(200);
-    expect(pending.body.notifications.map((n: { command_id: string; sequence: number }) => [n.command_id, n.sequence])).toEqual([[second.command_id, 2]]);
+    expect(pending.body.notifications.map((n: { command_id: string; sequence: number }) => [n.command_id, n.sequence])).toEqual([
+      [second.command_id, 2],
+    ]);
     await t.http.post(completions).set(auth).send(first).expect(200);
   });
 });

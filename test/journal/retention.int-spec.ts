@@ -21,7 +21,9 @@ async function retentionHolds(service: ProcessNotificationsService): Promise<voi
   // Not old enough yet at 29 days (the default keeps 30): nothing changes.
   expect(await service.pruneJournal(later(29))).toBe(0);
   const payloads = async () =>
-    Object.fromEntries((await service.readJournal(sessionId, 0, 100)).map((entry) => [`${entry.kind}:${entry.idempotencyId}`, entry.payload]));
+    Object.fromEntries(
+      (await service.readJournal(sessionId, 0, 100)).map((entry) => [`${entry.kind}:${entry.idempotencyId}`, entry.payload]),
+    );
   expect(Object.values(await payloads()).every((payload) => payload !== null)).toBe(true);
 
   expect(await service.pruneJournal(later(31))).toBe(3);
@@ -35,10 +37,17 @@ async function retentionHolds(service: ProcessNotificationsService): Promise<voi
   expect(service.pendingNotifications(sessionId, loopId).map((n) => n.commandId)).toEqual([pending.command_id]);
 
   // A late identical retry is still a duplicate, a different payload still a collision.
-  await expect(service.notifyProcessCompletion(sessionId, { ...consumed })).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
-  await expect(service.notifyProcessCompletion(sessionId, { ...consumed, process_handle: 'other' })).rejects.toBeInstanceOf(IdempotencyCollisionError);
+  await expect(service.notifyProcessCompletion(sessionId, { ...consumed })).resolves.toMatchObject({
+    disposition: 'duplicate',
+    appended: false,
+  });
+  await expect(service.notifyProcessCompletion(sessionId, { ...consumed, process_handle: 'other' })).rejects.toBeInstanceOf(
+    IdempotencyCollisionError,
+  );
   await expect(service.publishProcessLifecycle(sessionId, { ...record })).resolves.toMatchObject({ appended: false });
-  await expect(service.publishProcessLifecycle(sessionId, { ...record, process_handle: 'other' })).rejects.toBeInstanceOf(IdempotencyCollisionError);
+  await expect(service.publishProcessLifecycle(sessionId, { ...record, process_handle: 'other' })).rejects.toBeInstanceOf(
+    IdempotencyCollisionError,
+  );
   // Nothing was put back into the loop, and a second run finds nothing more to drop.
   expect(service.pendingNotifications(sessionId, loopId)).toHaveLength(1);
   expect(await service.pruneJournal(later(31))).toBe(0);

@@ -21,7 +21,13 @@ import {
   type ProcessLifecycleEvent,
 } from 'nestjs-process-notifications';
 
-const LIFECYCLE_EVENTS = [ProcessStartedEvent, ProcessBackgroundedEvent, ProcessCompletedEvent, ProcessStopRequestedEvent, ProcessLostEvent];
+const LIFECYCLE_EVENTS = [
+  ProcessStartedEvent,
+  ProcessBackgroundedEvent,
+  ProcessCompletedEvent,
+  ProcessStopRequestedEvent,
+  ProcessLostEvent,
+];
 
 /** A host's handler, as an embedding application would register it. */
 @EventsHandler(ProcessCompletedEvent)
@@ -46,7 +52,12 @@ function lifecycleRecord(sessionId: string, kind: LifecycleKind, overrides: Reco
   const byKind: Record<LifecycleKind, Record<string, unknown>> = {
     started: { state: 'running', process_created_at: '2026-11-01T10:00:00Z', process_started_at: '2026-11-01T10:00:01Z' },
     backgrounded: { state: 'running', process_created_at: '2026-11-01T10:00:00Z', process_started_at: '2026-11-01T10:00:01Z' },
-    stop_requested: { state: 'running', process_created_at: '2026-11-01T10:00:00Z', process_started_at: '2026-11-01T10:00:01Z', reason: 'terminated' },
+    stop_requested: {
+      state: 'running',
+      process_created_at: '2026-11-01T10:00:00Z',
+      process_started_at: '2026-11-01T10:00:01Z',
+      reason: 'terminated',
+    },
     completed: {
       state: 'exited',
       process_created_at: '2026-11-01T10:00:00Z',
@@ -112,7 +123,11 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     ] as const;
     for (const [kind] of expected) {
       const record = lifecycleRecord(sessionId, kind);
-      await expect(service.publishProcessLifecycle(record.session_id as string, record)).resolves.toEqual({ eventId: record.event_id, sequence: expect.any(Number), appended: true });
+      await expect(service.publishProcessLifecycle(record.session_id as string, record)).resolves.toEqual({
+        eventId: record.event_id,
+        sequence: expect.any(Number),
+        appended: true,
+      });
     }
     subscription.unsubscribe();
     probe.unsubscribe();
@@ -185,7 +200,11 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     for (const record of [foreign, malformed, unparseable] as Record<string, unknown>[]) {
       const publication = service.publishProcessLifecycle(sessionId, record);
       await expect(publication).rejects.toThrow(OwnerMismatchError);
-      await expect(publication).rejects.toMatchObject({ code: 'owner_mismatch', wanted: sessionId, got: (record.session_id as string).toLowerCase() });
+      await expect(publication).rejects.toMatchObject({
+        code: 'owner_mismatch',
+        wanted: sessionId,
+        got: (record.session_id as string).toLowerCase(),
+      });
     }
     expect(await journal()).toEqual([]);
     expect(await service.readJournal(other)).toEqual([]);
@@ -206,7 +225,9 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
   it('needs an open session but not an open loop', async () => {
     const stranger = randomUUID();
     await expect(service.publishProcessLifecycle(stranger, lifecycleRecord(stranger, 'started'))).rejects.toThrow(SessionNotFoundError);
-    await expect(service.publishProcessLifecycle(sessionId, lifecycleRecord(sessionId, 'started'))).resolves.toMatchObject({ appended: true });
+    await expect(service.publishProcessLifecycle(sessionId, lifecycleRecord(sessionId, 'started'))).resolves.toMatchObject({
+      appended: true,
+    });
     expect(events).toHaveLength(1);
   });
 
@@ -231,7 +252,9 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
 
   it('50 concurrent identical publishes write one record and emit one event', async () => {
     const record = lifecycleRecord(sessionId, 'completed');
-    const results = await Promise.all(Array.from({ length: 50 }, () => service.publishProcessLifecycle(record.session_id as string, { ...record })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => service.publishProcessLifecycle(record.session_id as string, { ...record })),
+    );
 
     expect(results.filter((result) => result.appended)).toHaveLength(1);
     expect(new Set(results.map((result) => result.sequence)).size).toBe(1);

@@ -1,8 +1,4 @@
-import {
-  JournalUnavailableError,
-  type JournalRecordView,
-  type ProcessNotificationsService,
-} from 'nestjs-process-notifications';
+import { JournalUnavailableError, type JournalRecordView, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
 import { createTestApp, notification } from '../support/test-app.js';
@@ -64,7 +60,10 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
     await expectUnavailableAndNothingDispatched(n);
     await dataSource.query('ALTER TABLE pn_journal_away RENAME TO pn_journal');
 
-    await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'accepted', appended: true });
+    await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({
+      disposition: 'accepted',
+      appended: true,
+    });
     expect(service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
     expect(await service.readJournal(sessionId)).toHaveLength(1);
   });

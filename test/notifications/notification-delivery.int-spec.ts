@@ -49,7 +49,15 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     recorder.stop();
     expect(delivery).toEqual({ disposition: 'accepted', commandId: n.command_id, sequence: expect.any(Number), appended: true });
     expect(service.pendingNotifications(sessionId, loopId)).toEqual([
-      { commandId: n.command_id, sessionId, loopId, processHandle: 'proc-1', state: 'killed', reason: 'runner_shutdown', sequence: delivery.sequence },
+      {
+        commandId: n.command_id,
+        sessionId,
+        loopId,
+        processHandle: 'proc-1',
+        state: 'killed',
+        reason: 'runner_shutdown',
+        sequence: delivery.sequence,
+      },
     ]);
     const journal = await service.readJournal(sessionId);
     expect(journal).toEqual([
@@ -76,7 +84,9 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       sequence: 1,
       appended: true,
     });
-    await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, randomUUID()))).rejects.toBeInstanceOf(LoopNotFoundError);
+    await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, randomUUID()))).rejects.toBeInstanceOf(
+      LoopNotFoundError,
+    );
   });
 
   describe('live duplicate', () => {
@@ -159,7 +169,8 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       const capacity = 3;
       await start(capacity);
       const filled = Array.from({ length: capacity }, () => notification(sessionId, loopId));
-      for (const n of filled) await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'accepted' });
+      for (const n of filled)
+        await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'accepted' });
 
       const overflow = notification(sessionId, loopId);
       const recorder = recordEvents(moduleRef);

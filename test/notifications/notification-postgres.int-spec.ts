@@ -71,10 +71,13 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
     const restored = service.pendingNotifications(sessionId, loopId);
     expect(restored.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     expect(restored.every((p) => typeof p.sequence === 'number')).toBe(true);
-    await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+    await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({
+      disposition: 'duplicate',
+      appended: false,
+    });
   });
 
-  it('two processes on one database: the unique index decides, and the loser answers from the winner\'s row', async () => {
+  it("two processes on one database: the unique index decides, and the loser answers from the winner's row", async () => {
     // A second module instance (its own pool, as a second server process would have) on the same
     // schema; it learns the session and loop at start, like a restarted process.
     const other = await createTestApp({ databaseUrl, loopCapacity: 1000 });
@@ -83,15 +86,17 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
       const deliveries: Array<{ commandId: string; appended: boolean }> = [];
       for (let i = 0; i < 20; i++) {
         const n = notification(sessionId, loopId);
-        const pair = await Promise.all([service.notifyProcessCompletion(n.session_id as string, n), other.service.notifyProcessCompletion(n.session_id as string, { ...n })]);
+        const pair = await Promise.all([
+          service.notifyProcessCompletion(n.session_id as string, n),
+          other.service.notifyProcessCompletion(n.session_id as string, { ...n }),
+        ]);
         expect(pair.map((d) => d.appended).sort()).toEqual([false, true]);
         deliveries.push(...pair);
       }
       const ids = deliveries.map((d) => d.commandId);
-      const [{ count }] = (await dataSource.query(
-        `SELECT count(*)::int AS count FROM pn_journal WHERE idempotency_id = ANY($1)`,
-        [ids],
-      )) as [{ count: number }];
+      const [{ count }] = (await dataSource.query(`SELECT count(*)::int AS count FROM pn_journal WHERE idempotency_id = ANY($1)`, [
+        ids,
+      ])) as [{ count: number }];
       expect(count).toBe(20);
     } finally {
       await other.close();

@@ -124,7 +124,7 @@ describe('completion notification validation (spec section 2)', () => {
       const first = await service.notifyProcessCompletion(SESSION.toUpperCase(), input);
       expect(first).toMatchObject({ disposition: 'accepted', appended: true, commandId });
 
-      const [record] = (await service.readJournal(SESSION, first.sequence - 1, 1));
+      const [record] = await service.readJournal(SESSION, first.sequence - 1, 1);
       expect(record).toMatchObject({ sequence: first.sequence, idempotencyId: commandId, loopId: LOOP });
       expect(record!.payload).toEqual({ ...input, command_id: commandId, session_id: SESSION, loop_id: LOOP });
       expect(service.pendingNotifications(SESSION, LOOP).find((p) => p.commandId === commandId)).toMatchObject({
@@ -148,7 +148,10 @@ describe('completion notification validation (spec section 2)', () => {
         sequence: first.sequence,
       });
       const mixed = { ...lower, command_id: commandId.slice(0, 18).toUpperCase() + commandId.slice(18) };
-      await expect(service.notifyProcessCompletion(mixed.session_id as string, mixed)).resolves.toMatchObject({ disposition: 'duplicate', appended: false });
+      await expect(service.notifyProcessCompletion(mixed.session_id as string, mixed)).resolves.toMatchObject({
+        disposition: 'duplicate',
+        appended: false,
+      });
       expect(await journalCounts(dataSource)).toEqual(before);
     });
 

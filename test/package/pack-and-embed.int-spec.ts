@@ -28,8 +28,21 @@ describe('the package, installed into a fresh host', () => {
   afterAll(() => rmSync(host, { recursive: true, force: true }));
 
   it('installs from its tarball, type-checks in strict mode and delivers end to end', () => {
-    const packed = run('npm', ['pack', './libs/process-notifications', '--pack-destination', host, '--silent'], repo).trim().split('\n').at(-1)!;
-    const peers = ['@nestjs/common', '@nestjs/core', '@nestjs/cqrs', '@nestjs/typeorm', 'typeorm', 'class-validator', 'class-transformer', 'rxjs', 'reflect-metadata'];
+    const packed = run('npm', ['pack', './libs/process-notifications', '--pack-destination', host, '--silent'], repo)
+      .trim()
+      .split('\n')
+      .at(-1)!;
+    const peers = [
+      '@nestjs/common',
+      '@nestjs/core',
+      '@nestjs/cqrs',
+      '@nestjs/typeorm',
+      'typeorm',
+      'class-validator',
+      'class-transformer',
+      'rxjs',
+      'reflect-metadata',
+    ];
     writeFileSync(
       join(host, 'package.json'),
       JSON.stringify({

@@ -17,7 +17,14 @@ import { startServer } from './support/test-helpers.js';
 // The client against the real server (same module and setup as main.ts, in-memory SQLite).
 
 function completion(sessionId: string, loopId: string): ProcessCompletionNotification {
-  return { command_id: randomUUID(), session_id: sessionId, loop_id: loopId, process_handle: 'make-test', state: 'exited', reason: 'exited' };
+  return {
+    command_id: randomUUID(),
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: 'make-test',
+    state: 'exited',
+    reason: 'exited',
+  };
 }
 
 async function sessionClient(server: HttpTestApp, options: Partial<ConstructorParameters<typeof ProcessNotificationsClient>[0]> = {}) {
@@ -71,9 +78,16 @@ describe('ProcessNotificationsClient against the real server', () => {
 
     const notification = completion(sessionId, loopId);
     const delivered = await client.deliverCompletion(notification);
-    expect(delivered).toEqual({ disposition: 'accepted', command_id: notification.command_id, sequence: expect.any(Number), appended: true });
+    expect(delivered).toEqual({
+      disposition: 'accepted',
+      command_id: notification.command_id,
+      sequence: expect.any(Number),
+      appended: true,
+    });
     expect(await client.deliverCompletion(notification)).toEqual({ ...delivered, disposition: 'duplicate', appended: false });
-    expect(await client.pendingNotifications(sessionId, loopId)).toEqual({ notifications: [{ ...notification, sequence: delivered.sequence }] });
+    expect(await client.pendingNotifications(sessionId, loopId)).toEqual({
+      notifications: [{ ...notification, sequence: delivered.sequence }],
+    });
     expect(await client.getLoop(sessionId, loopId)).toMatchObject({ loop_id: loopId, pending: 1 });
 
     const consumed = await client.consume(sessionId, loopId, notification.command_id);
@@ -94,7 +108,9 @@ describe('ProcessNotificationsClient against the real server', () => {
     const retries: RetryNotice[] = [];
     const { client, sessionId, loopId } = await sessionClient(server, { onRetry: (notice) => retries.push(notice) });
 
-    const invalid = await client.deliverCompletion({ ...completion(sessionId, loopId), process_handle: 'has space' }).catch((e: unknown) => e);
+    const invalid = await client
+      .deliverCompletion({ ...completion(sessionId, loopId), process_handle: 'has space' })
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ProblemError);
     expect(invalid).toMatchObject({ status: 400, code: 'invalid_field', field: 'process_handle' });
 
@@ -110,7 +126,10 @@ describe('ProcessNotificationsClient against the real server', () => {
     const stopped = await client.deliverCompletion(completion(sessionId, loopId)).catch((e: unknown) => e);
     expect(stopped).toMatchObject({ status: 503, code: 'delivery_stopped', cause: 'loop_stopped', disposition: 'stopped' });
 
-    const unauthorized = await client.withToken('not-a-token').getSession(sessionId).catch((e: unknown) => e);
+    const unauthorized = await client
+      .withToken('not-a-token')
+      .getSession(sessionId)
+      .catch((e: unknown) => e);
     expect(unauthorized).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(retries).toEqual([]);
   });
@@ -198,7 +217,11 @@ describe('ProcessNotificationsClient against the real server', () => {
     let server: ServerProcess = await startServer(dir.file('db'));
     const port = Number(new URL(server.url).port);
     try {
-      const admin = new ProcessNotificationsClient({ baseUrl: server.url, token: PROCESS_ADMIN_TOKEN, retry: { baseDelayMs: 50, maxDelayMs: 200 } });
+      const admin = new ProcessNotificationsClient({
+        baseUrl: server.url,
+        token: PROCESS_ADMIN_TOKEN,
+        retry: { baseDelayMs: 50, maxDelayMs: 200 },
+      });
       const session = await admin.createSession();
       const client = admin.withToken(session.token);
       const loop = await client.openLoop(session.session_id);

@@ -128,7 +128,10 @@ describe('pn-supervise against the real server', () => {
   it('the supervisor sent SIGINT, its command ignoring SIGINT: killed/runner_shutdown after the grace period, exit 130', async () => {
     const { session, args } = await setUp();
     const supervisor = start([...args, '--', 'sh', '-c', 'trap "" INT; echo ready; while :; do sleep 0.1; done']);
-    await eventually(async () => (await session.processRecords()).some((r) => r.kind === 'started') && supervisor.stdout.includes('ready'), 'the command to run');
+    await eventually(
+      async () => (await session.processRecords()).some((r) => r.kind === 'started') && supervisor.stdout.includes('ready'),
+      'the command to run',
+    );
     supervisor.child.kill('SIGINT');
     const result = await supervisor.exit;
     expect(result.status).toBe(130);

@@ -4,10 +4,30 @@
  */
 
 /** "states `starting running exited failed timed_out interrupted terminated killed lost_on_restore`" */
-export const CONTRACT_STATES = ['starting', 'running', 'exited', 'failed', 'timed_out', 'interrupted', 'terminated', 'killed', 'lost_on_restore'] as const;
+export const CONTRACT_STATES = [
+  'starting',
+  'running',
+  'exited',
+  'failed',
+  'timed_out',
+  'interrupted',
+  'terminated',
+  'killed',
+  'lost_on_restore',
+] as const;
 
 /** "reasons `exited timed_out interrupted terminated killed runner_shutdown failed output_limit lost_on_restore`" */
-export const CONTRACT_REASONS = ['exited', 'timed_out', 'interrupted', 'terminated', 'killed', 'runner_shutdown', 'failed', 'output_limit', 'lost_on_restore'] as const;
+export const CONTRACT_REASONS = [
+  'exited',
+  'timed_out',
+  'interrupted',
+  'terminated',
+  'killed',
+  'runner_shutdown',
+  'failed',
+  'output_limit',
+  'lost_on_restore',
+] as const;
 
 /** The table "Terminal state/reason pairs (the closed set)", one row per allowed reason. */
 export const CONTRACT_TERMINAL_PAIRS: ReadonlyArray<readonly [state: string, reason: string]> = [

@@ -4,7 +4,12 @@ import { createHash, randomUUID } from 'node:crypto';
  * A valid completion notification, keys in the library's canonical order (so its JSON is the
  * journaled payload). The bench and the bulk-journal fixture build their notifications here.
  */
-export function benchNotification(sessionId: string, loopId: string, index: number, commandId: string = randomUUID()): Record<string, string> {
+export function benchNotification(
+  sessionId: string,
+  loopId: string,
+  index: number,
+  commandId: string = randomUUID(),
+): Record<string, string> {
   return {
     command_id: commandId,
     session_id: sessionId,

@@ -49,7 +49,16 @@ export class PrivatePostgres {
     const port = await freePort();
     const server = new PrivatePostgres(bin, dir, port);
     server.asPostgres('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
-    server.asPostgres('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    server.asPostgres('pg_ctl', [
+      '-D',
+      join(dir, 'data'),
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
     return server;
   }
 
@@ -80,13 +89,21 @@ export class PrivatePostgres {
 
   private pids(): number[] {
     const postmaster = Number(readFileSync(join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)]).toString().split('\n').map(Number).filter(Boolean);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)])
+      .toString()
+      .split('\n')
+      .map(Number)
+      .filter(Boolean);
     return [postmaster, ...children];
   }
 
   private asPostgres(tool: string, args: string[]): void {
-    execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', [join(this.bin, tool), ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      'su',
+      ['postgres', '-s', '/bin/sh', '-c', [join(this.bin, tool), ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')],
+      {
+        stdio: 'pipe',
+      },
+    );
   }
 }

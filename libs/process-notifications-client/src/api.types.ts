@@ -5,27 +5,11 @@
 
 /** Every process state. `starting` and `running` are never terminal. */
 export type ProcessState =
-  | 'starting'
-  | 'running'
-  | 'exited'
-  | 'failed'
-  | 'timed_out'
-  | 'interrupted'
-  | 'terminated'
-  | 'killed'
-  | 'lost_on_restore';
+  'starting' | 'running' | 'exited' | 'failed' | 'timed_out' | 'interrupted' | 'terminated' | 'killed' | 'lost_on_restore';
 
 /** Every terminal reason. */
 export type TerminalReason =
-  | 'exited'
-  | 'timed_out'
-  | 'interrupted'
-  | 'terminated'
-  | 'killed'
-  | 'runner_shutdown'
-  | 'failed'
-  | 'output_limit'
-  | 'lost_on_restore';
+  'exited' | 'timed_out' | 'interrupted' | 'terminated' | 'killed' | 'runner_shutdown' | 'failed' | 'output_limit' | 'lost_on_restore';
 
 /** The closed set of terminal state/reason pairs. */
 export type TerminalPair =

@@ -3,7 +3,10 @@ import { ProblemError } from './problem.error.js';
 import { RetryPolicy } from './retry-policy.js';
 
 const problem = (status: number, code: string, extra: Record<string, unknown> = {}, retryAfterMs?: number): ProblemError =>
-  new ProblemError({ type: `urn:process-notifications:problem:${code}`, title: code, status, detail: `${code} detail`, code, ...extra }, retryAfterMs);
+  new ProblemError(
+    { type: `urn:process-notifications:problem:${code}`, title: code, status, detail: `${code} detail`, code, ...extra },
+    retryAfterMs,
+  );
 
 describe('RetryPolicy', () => {
   // The list of spec section 10: what is retried with the identical body.
@@ -21,7 +24,10 @@ describe('RetryPolicy', () => {
   });
 
   it.each([
-    ['delivery_stopped / loop_stopped (final, journaled)', problem(503, 'delivery_stopped', { cause: 'loop_stopped', disposition: 'stopped' })],
+    [
+      'delivery_stopped / loop_stopped (final, journaled)',
+      problem(503, 'delivery_stopped', { cause: 'loop_stopped', disposition: 'stopped' }),
+    ],
     ['invalid_field', problem(400, 'invalid_field', { field: 'process_handle' })],
     ['invalid_json', problem(400, 'invalid_json')],
     ['unauthorized', problem(401, 'unauthorized')],

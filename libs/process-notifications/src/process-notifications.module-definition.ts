@@ -6,9 +6,7 @@ export const {
   MODULE_OPTIONS_TOKEN: PROCESS_NOTIFICATIONS_OPTIONS,
   OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<ProcessNotificationsModuleOptions>()
-  .setClassMethodName('forRoot')
-  .build();
+} = new ConfigurableModuleBuilder<ProcessNotificationsModuleOptions>().setClassMethodName('forRoot').build();
 
 export const DEFAULT_LOOP_CAPACITY = 64;
 

@@ -34,7 +34,14 @@ export interface JournalRecordView {
 // The library's mappers to the views above: the one place where what it holds becomes what it returns.
 
 export function loopView(loop: ProcessLoop): LoopView {
-  return { loopId: loop.loopId, sessionId: loop.sessionId, engine: loop.engine, state: loop.state, capacity: loop.capacity, pending: loop.size };
+  return {
+    loopId: loop.loopId,
+    sessionId: loop.sessionId,
+    engine: loop.engine,
+    state: loop.state,
+    capacity: loop.capacity,
+    pending: loop.size,
+  };
 }
 
 export function recordView(record: JournalRecordEntity): JournalRecordView {

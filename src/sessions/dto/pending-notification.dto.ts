@@ -1,5 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { TERMINAL_REASONS, TERMINAL_PAIRS, type PendingProcessNotification, type TerminalReason, type TerminalState } from 'nestjs-process-notifications';
+import {
+  TERMINAL_REASONS,
+  TERMINAL_PAIRS,
+  type PendingProcessNotification,
+  type TerminalReason,
+  type TerminalState,
+} from 'nestjs-process-notifications';
 
 export class PendingNotificationDto {
   @ApiProperty({ format: 'uuid' })

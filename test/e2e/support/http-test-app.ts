@@ -45,11 +45,7 @@ export async function openSessionWithLoop(
   loopBody: Record<string, unknown> = {},
 ): Promise<{ sessionId: string; loopId: string; token: string }> {
   const session = await t.http.post('/v1/sessions').set(admin).expect(201);
-  const loop = await t.http
-    .post(`/v1/sessions/${session.body.session_id}/loops`)
-    .set(admin)
-    .send(loopBody)
-    .expect(201);
+  const loop = await t.http.post(`/v1/sessions/${session.body.session_id}/loops`).set(admin).send(loopBody).expect(201);
   return { sessionId: session.body.session_id, loopId: loop.body.loop_id, token: session.body.token };
 }
 

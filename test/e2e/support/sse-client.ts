@@ -57,14 +57,16 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
       resolve({
         status: res.statusCode!,
         headers: res.headers,
-        next: (count) => new Promise((resolveNext) => {
-          waiters.push({ count, resolve: resolveNext });
-          settle();
-        }),
-        nextComment: () => new Promise((resolveComment) => {
-          commentWaiters.push(resolveComment);
-          settle();
-        }),
+        next: (count) =>
+          new Promise((resolveNext) => {
+            waiters.push({ count, resolve: resolveNext });
+            settle();
+          }),
+        nextComment: () =>
+          new Promise((resolveComment) => {
+            commentWaiters.push(resolveComment);
+            settle();
+          }),
         ended,
         close: () => req.destroy(),
       });

@@ -16,7 +16,9 @@ export async function expectConcurrentIdenticalDeliveries(
 ): Promise<void> {
   const n = notification(sessionId, loopId);
   const before = await journalCounts(dataSource);
-  const results = await Promise.allSettled(Array.from({ length: callers }, () => service.notifyProcessCompletion(n.session_id as string, { ...n })));
+  const results = await Promise.allSettled(
+    Array.from({ length: callers }, () => service.notifyProcessCompletion(n.session_id as string, { ...n })),
+  );
 
   expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
   const deliveries = results.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof service.notifyProcessCompletion>>>).value);
@@ -42,7 +44,9 @@ export async function expectConcurrentCollidingDeliveries(
   const n = notification(sessionId, loopId);
   const before = await journalCounts(dataSource);
   const results = await Promise.allSettled(
-    Array.from({ length: callers }, (_, i) => service.notifyProcessCompletion(n.session_id as string, { ...n, process_handle: `proc-${i}` })),
+    Array.from({ length: callers }, (_, i) =>
+      service.notifyProcessCompletion(n.session_id as string, { ...n, process_handle: `proc-${i}` }),
+    ),
   );
 
   const fulfilled = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ index: i, delivery: r.value }] : []));

@@ -14,7 +14,7 @@ export function dataSourceOf(moduleRef: TestingModule): DataSource {
  */
 export async function journalCounts(dataSource: DataSource): Promise<{ rows: number; distinctIds: number }> {
   const [row] = (await dataSource.query(
-    'SELECT COUNT(*) AS rows_count, COUNT(DISTINCT session_id || \'/\' || idempotency_id) AS distinct_ids FROM pn_journal',
+    "SELECT COUNT(*) AS rows_count, COUNT(DISTINCT session_id || '/' || idempotency_id) AS distinct_ids FROM pn_journal",
   )) as Array<{ rows_count: number | string; distinct_ids: number | string }>;
   return { rows: Number(row!.rows_count), distinctIds: Number(row!.distinct_ids) };
 }

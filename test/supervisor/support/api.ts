@@ -45,7 +45,9 @@ export class TestSession {
 
   /** The whole journal of the session, as the server sends it (raw text, for searching). */
   async journalText(): Promise<string> {
-    const response = await fetch(`${this.url}/v1/sessions/${this.sessionId}/journal?limit=1000`, { headers: { Authorization: `Bearer ${this.token}` } });
+    const response = await fetch(`${this.url}/v1/sessions/${this.sessionId}/journal?limit=1000`, {
+      headers: { Authorization: `Bearer ${this.token}` },
+    });
     return response.text();
   }
 
@@ -67,7 +69,12 @@ export class TestSession {
   }
 
   async consume(commandId: string): Promise<void> {
-    await call(`${this.url}/v1/sessions/${this.sessionId}/loops/${this.loopId}/process-notifications/${commandId}/consume`, this.token, 'POST', {});
+    await call(
+      `${this.url}/v1/sessions/${this.sessionId}/loops/${this.loopId}/process-notifications/${commandId}/consume`,
+      this.token,
+      'POST',
+      {},
+    );
   }
 
   async stopLoop(): Promise<void> {

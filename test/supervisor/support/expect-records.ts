@@ -19,7 +19,12 @@ export interface ExpectedRun {
 export async function expectRun(session: TestSession, expected: ExpectedRun): Promise<JournalRecord[]> {
   const records = await session.processRecords();
   const started = expected.started ?? true;
-  const kinds = [...(started ? ['started'] : []), ...(expected.stopRequested ? ['stop_requested'] : []), 'completed', 'process_notification'];
+  const kinds = [
+    ...(started ? ['started'] : []),
+    ...(expected.stopRequested ? ['stop_requested'] : []),
+    'completed',
+    'process_notification',
+  ];
   expect(records.map((r) => r.kind)).toEqual(kinds);
   expect(new Set(records.map((r) => r.idempotency_id)).size).toBe(records.length);
 

@@ -13,7 +13,11 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `condition` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(condition: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  condition: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition();

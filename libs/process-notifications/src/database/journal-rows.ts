@@ -5,7 +5,17 @@ import { JournalRecordEntity } from './journal-record.entity.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
-const COLUMNS = ['sequence', 'session_id', 'loop_id', 'kind', 'idempotency_id', 'fingerprint', 'payload', 'cause_command_id', 'created_at'] as const;
+const COLUMNS = [
+  'sequence',
+  'session_id',
+  'loop_id',
+  'kind',
+  'idempotency_id',
+  'fingerprint',
+  'payload',
+  'cause_command_id',
+  'created_at',
+] as const;
 type JournalRow = Record<(typeof COLUMNS)[number], string | number | null>;
 
 /** The stored form of a dropped payload: JSON `null`, which the journal API shows as is. */
@@ -63,7 +73,16 @@ export class JournalRows {
 
   /** Inserts a record (everything but its sequence) and returns it with the sequence given. */
   async insert(manager: EntityManager, record: Omit<JournalRecordEntity, 'sequence'>): Promise<JournalRecordEntity> {
-    const values = [record.sessionId, record.loopId, record.kind, record.idempotencyId, record.fingerprint, record.payload, record.causeCommandId, record.createdAt];
+    const values = [
+      record.sessionId,
+      record.loopId,
+      record.kind,
+      record.idempotencyId,
+      record.fingerprint,
+      record.payload,
+      record.causeCommandId,
+      record.createdAt,
+    ];
     const [inserted] = (await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>;
     return Object.assign(new JournalRecordEntity(), record, { sequence: Number(inserted!.sequence) });
   }
@@ -74,7 +93,12 @@ export class JournalRows {
       `SELECT j.sequence, j.session_id, j.loop_id, j.payload FROM pn_journal j
        WHERE j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`,
     )) as JournalRow[];
-    return rows.map((row) => ({ sequence: Number(row.sequence), sessionId: String(row.session_id), loopId: String(row.loop_id), payload: String(row.payload) }));
+    return rows.map((row) => ({
+      sequence: Number(row.sequence),
+      sessionId: String(row.session_id),
+      loopId: String(row.loop_id),
+      payload: String(row.payload),
+    }));
   }
 
   /** Every loop stop record. */
@@ -92,7 +116,9 @@ export class JournalRows {
   async dropPayloads(manager: EntityManager, cutoff: string, limit: number): Promise<number> {
     const rows = (await manager.query(this.pruneSql, [cutoff, limit])) as JournalRow[];
     if (rows.length === 0) return 0;
-    await manager.query(`UPDATE pn_journal SET payload = '${DROPPED_PAYLOAD}' WHERE sequence IN (${rows.map((row) => Number(row.sequence)).join(', ')})`);
+    await manager.query(
+      `UPDATE pn_journal SET payload = '${DROPPED_PAYLOAD}' WHERE sequence IN (${rows.map((row) => Number(row.sequence)).join(', ')})`,
+    );
     return rows.length;
   }
 }

@@ -22,7 +22,11 @@ function draft(idempotencyId: string = randomUUID(), handle = 'proc-1', sessionI
 }
 
 // Settles a promise into a value or an error, so one batch's answers can be inspected together.
-const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 describe('JournalWriter (real in-memory SQLite)', () => {
   let dataSource: DataSource;

@@ -46,8 +46,6 @@ interface SqliteConnection {
 
 type BatchResult = { outcomes: Outcome<unknown>[] } | { error: unknown; retryAlone: boolean };
 
-
-
 /** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
 export interface JournalTransaction {
   append(draft: JournalDraft): Promise<JournalAppend>;
@@ -161,9 +159,7 @@ export class JournalWriter {
 
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.read((manager) =>
-      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }),
-    );
+    return this.read((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
   }
 
   /** Up to `limit` records of a session after sequence `after`, in sequence order. */
@@ -179,7 +175,10 @@ export class JournalWriter {
 
   /** What restore needs: still-pending notifications and loop stop records, in one read. */
   restoreRows(): Promise<{ pending: PendingRow[]; stops: LoopStopRow[] }> {
-    return this.read(async (manager) => ({ pending: await this.rows.pendingNotifications(manager), stops: await this.rows.loopStops(manager) }));
+    return this.read(async (manager) => ({
+      pending: await this.rows.pendingNotifications(manager),
+      stops: await this.rows.loopStops(manager),
+    }));
   }
 
   /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
@@ -194,7 +193,10 @@ export class JournalWriter {
    * the probe itself notices recovery when no other write comes.
    */
   async isHealthy(): Promise<boolean> {
-    const probe = this.outage.failing && this.isSqlite() ? (manager: EntityManager) => this.probeAppend(manager) : (manager: EntityManager) => manager.query('SELECT 1');
+    const probe =
+      this.outage.failing && this.isSqlite()
+        ? (manager: EntityManager) => this.probeAppend(manager)
+        : (manager: EntityManager) => manager.query('SELECT 1');
     try {
       await this.enqueue(async (manager) => ({ value: await probe(manager), written: [] }), HEALTH_TIMEOUT_MS);
       return true;
@@ -405,7 +407,9 @@ export class JournalWriter {
   }
 
   private sqliteDatabase(runner: QueryRunner): SqliteConnection | undefined {
-    return this.isSqlite() ? (runner.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection : undefined;
+    return this.isSqlite()
+      ? (runner.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection
+      : undefined;
   }
 
   private isSqlite(): boolean {
@@ -421,7 +425,9 @@ export class JournalWriter {
   private discardPooled(runner: QueryRunner, error: unknown): void {
     if (this.isSqlite() || runner.isReleased) return;
     const release = (runner as unknown as { releasePostgresConnection?: (error: unknown) => Promise<void> }).releasePostgresConnection;
-    void (release ? release.call(runner, error instanceof Error ? error : new Error(String(error))) : runner.release()).catch(() => undefined);
+    void (release ? release.call(runner, error instanceof Error ? error : new Error(String(error))) : runner.release()).catch(
+      () => undefined,
+    );
   }
 
   // Commit first, publish after: callers and subscribers hear only of committed records.

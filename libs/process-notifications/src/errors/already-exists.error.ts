@@ -4,7 +4,10 @@ import { ProcessNotificationsError } from './process-notifications.error.js';
 export class AlreadyExistsError extends ProcessNotificationsError {
   readonly code = 'already_exists';
 
-  constructor(readonly resource: 'session' | 'loop', readonly id: string) {
+  constructor(
+    readonly resource: 'session' | 'loop',
+    readonly id: string,
+  ) {
     super(`${resource} ${id} already exists`);
   }
 }

@@ -5,7 +5,10 @@ export class IdempotencyCollisionError extends ProcessNotificationsError {
   readonly code = 'idempotency_collision';
   override readonly disposition = 'collision' as const;
 
-  constructor(readonly idempotencyId: string, readonly sequence: number) {
+  constructor(
+    readonly idempotencyId: string,
+    readonly sequence: number,
+  ) {
     super(`id ${idempotencyId} was already journaled at sequence ${sequence} with a different payload`);
   }
 }

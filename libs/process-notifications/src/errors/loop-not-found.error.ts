@@ -5,7 +5,10 @@ export class LoopNotFoundError extends ProcessNotificationsError {
   readonly code = 'loop_not_found';
   override readonly disposition = 'stopped' as const;
 
-  constructor(readonly sessionId: string, readonly loopId: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly loopId: string,
+  ) {
     super(`loop ${loopId} not found in session ${sessionId}`);
   }
 }

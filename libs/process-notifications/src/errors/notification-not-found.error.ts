@@ -4,7 +4,10 @@ import { ProcessNotificationsError } from './process-notifications.error.js';
 export class NotificationNotFoundError extends ProcessNotificationsError {
   readonly code = 'not_found';
 
-  constructor(readonly loopId: string, readonly commandId: string) {
+  constructor(
+    readonly loopId: string,
+    readonly commandId: string,
+  ) {
     super(`loop ${loopId} never accepted notification ${commandId}`);
   }
 }

@@ -4,7 +4,10 @@ import { ProcessNotificationsError } from './process-notifications.error.js';
 export class OwnerMismatchError extends ProcessNotificationsError {
   readonly code = 'owner_mismatch';
 
-  constructor(readonly wanted: string, readonly got: string) {
+  constructor(
+    readonly wanted: string,
+    readonly got: string,
+  ) {
     super(`session_id "${got}" does not match the session of this call ("${wanted}")`);
   }
 }

@@ -5,7 +5,10 @@ export class UnsupportedEngineError extends ProcessNotificationsError {
   readonly code = 'unsupported_engine';
   override readonly disposition = 'stopped' as const;
 
-  constructor(readonly loopId: string, readonly engine: string) {
+  constructor(
+    readonly loopId: string,
+    readonly engine: string,
+  ) {
     super(`loop ${loopId} runs the ${engine} engine, which does not take process notifications`);
   }
 }

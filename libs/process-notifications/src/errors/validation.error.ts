@@ -4,7 +4,10 @@ import { ProcessNotificationsError } from './process-notifications.error.js';
 export class ValidationError extends ProcessNotificationsError {
   readonly code = 'invalid_field';
 
-  constructor(readonly field: string, detail?: string) {
+  constructor(
+    readonly field: string,
+    detail?: string,
+  ) {
     super(detail ?? `invalid value for field "${field}"`);
   }
 }

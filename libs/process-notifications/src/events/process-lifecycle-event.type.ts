@@ -6,8 +6,4 @@ import type { ProcessStopRequestedEvent } from './process-stop-requested.event.j
 
 /** Any of the five lifecycle domain events. */
 export type ProcessLifecycleEvent =
-  | ProcessStartedEvent
-  | ProcessBackgroundedEvent
-  | ProcessCompletedEvent
-  | ProcessStopRequestedEvent
-  | ProcessLostEvent;
+  ProcessStartedEvent | ProcessBackgroundedEvent | ProcessCompletedEvent | ProcessStopRequestedEvent | ProcessLostEvent;

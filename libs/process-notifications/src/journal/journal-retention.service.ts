@@ -25,7 +25,8 @@ export class JournalRetention implements OnApplicationBootstrap, OnModuleDestroy
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
     const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
-    if (!Number.isSafeInteger(days) || days < 1) throw new Error(`retentionDays must be a positive integer, got ${String(options.retentionDays)}`);
+    if (!Number.isSafeInteger(days) || days < 1)
+      throw new Error(`retentionDays must be a positive integer, got ${String(options.retentionDays)}`);
     this.retentionMs = days * DAY_MS;
   }
 

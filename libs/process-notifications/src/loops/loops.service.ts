@@ -6,7 +6,11 @@ import { LoopLimitError } from '../errors/loop-limit.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { JournalWriter } from '../database/journal-writer.service.js';
-import { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import {
+  DEFAULT_LOOP_CAPACITY,
+  DEFAULT_MAX_LOOPS_PER_SESSION,
+  PROCESS_NOTIFICATIONS_OPTIONS,
+} from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';

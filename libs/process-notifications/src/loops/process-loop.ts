@@ -2,9 +2,7 @@ import type { LoopEngine, LoopState, StopCause, SuccessDisposition } from '../vo
 import type { PendingProcessNotification } from './pending-process-notification.interface.js';
 
 /** What a loop answers when a notification is offered to it. */
-export type LoopAnswer =
-  | { readonly disposition: SuccessDisposition }
-  | { readonly disposition: 'stopped'; readonly cause: StopCause };
+export type LoopAnswer = { readonly disposition: SuccessDisposition } | { readonly disposition: 'stopped'; readonly cause: StopCause };
 
 /**
  * An in-process loop actor: its state and its bounded, insertion-ordered pending set of

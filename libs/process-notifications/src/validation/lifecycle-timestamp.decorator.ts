@@ -36,7 +36,7 @@ export function parseLifecycleTimestamp(value: unknown): LifecycleInstant | unde
   if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) return undefined;
   if (hour > 23 || minute > 59 || second > 60 || offsetHours > 23 || offsetMinutes > 59) return undefined;
   const offset = sign * (offsetHours * 60 + offsetMinutes);
-  if (second === 60 && ((((hour * 60 + minute - offset) % 1440) + 1440) % 1440) !== 1439) return undefined;
+  if (second === 60 && (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 !== 1439) return undefined;
   // setUTCFullYear keeps years 0-99 literal, which Date.UTC would move to the 1900s.
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);

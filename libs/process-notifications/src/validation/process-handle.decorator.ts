@@ -9,10 +9,10 @@ export const PROCESS_HANDLE_PATTERN = PROCESS_HANDLE.source;
 /** An opaque process handle: 1 to 128 bytes of `A-Z a-z 0-9 - _`. */
 export function ProcessHandle(): PropertyDecorator {
   return ValidateBy({
-      name: 'isProcessHandle',
-      validator: {
-        validate: (value) => typeof value === 'string' && PROCESS_HANDLE.test(value),
-        defaultMessage: (args) => `${args?.property} must be 1 to 128 characters of A-Z a-z 0-9 - _`,
-      },
+    name: 'isProcessHandle',
+    validator: {
+      validate: (value) => typeof value === 'string' && PROCESS_HANDLE.test(value),
+      defaultMessage: (args) => `${args?.property} must be 1 to 128 characters of A-Z a-z 0-9 - _`,
+    },
   });
 }

@@ -27,7 +27,9 @@ export class DispatchProcessNotificationHandler implements ICommandHandler<Dispa
       // One command id is handed to its loop once: only a retry (nothing appended) of one the
       // loop no longer holds can have been consumed, so only that case reads the journal.
       const consumed =
-        !appended && !loop.has(notification.commandId) && (await this.journal.consumptionOf(loop.sessionId, notification.commandId)) !== null;
+        !appended &&
+        !loop.has(notification.commandId) &&
+        (await this.journal.consumptionOf(loop.sessionId, notification.commandId)) !== null;
       const answer = consumed ? DUPLICATE : loop.offer(notification);
       reply.next(answer);
       reply.complete();

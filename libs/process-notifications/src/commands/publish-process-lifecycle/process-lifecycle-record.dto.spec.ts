@@ -32,7 +32,8 @@ function shaped(kind: string, state: string, reason?: string): Fields {
     case 'stop_requested':
       return record({ ...fields, ...(state === 'running' ? { process_started_at: STARTED } : {}) });
     case 'completed':
-      if (state === 'exited') return record({ ...fields, process_started_at: STARTED, process_finished_at: FINISHED, has_exit_code: true, exit_code: 0 });
+      if (state === 'exited')
+        return record({ ...fields, process_started_at: STARTED, process_finished_at: FINISHED, has_exit_code: true, exit_code: 0 });
       if (state === 'failed') return record({ ...fields, process_finished_at: FINISHED });
       return record({ ...fields, process_started_at: STARTED, process_finished_at: FINISHED });
     default:
@@ -81,7 +82,9 @@ describe('ProcessLifecycleRecordDto', () => {
   describe('kind × state × reason', () => {
     // Every kind, state and reason (or none) of the contract's vocabulary.
     const matrix = CONTRACT_LIFECYCLE_KINDS.flatMap((kind) =>
-      CONTRACT_STATES.flatMap((state) => [undefined, ...CONTRACT_REASONS].map((reason) => [`${kind}/${state}/${reason ?? '-'}`, kind, state, reason] as const)),
+      CONTRACT_STATES.flatMap((state) =>
+        [undefined, ...CONTRACT_REASONS].map((reason) => [`${kind}/${state}/${reason ?? '-'}`, kind, state, reason] as const),
+      ),
     );
 
     it('allows exactly the tuples of the contract, no more', () => {
@@ -127,13 +130,20 @@ describe('ProcessLifecycleRecordDto', () => {
       invalid({ kind: 'stop_requested', state: 'running', reason: 'killed', process_started_at: STARTED, process_finished_at: FINISHED });
       invalid({ kind: 'stop_requested', state: 'starting', reason: 'killed', process_finished_at: FINISHED });
       invalid({ kind: 'stop_requested', state: 'running', reason: 'killed', process_started_at: STARTED, has_exit_code: true });
-      expect(failingField(record({ kind: 'stop_requested', state: 'running', reason: 'killed', process_started_at: STARTED, diagnostic: 'x' }))).toBe(
-        'diagnostic',
-      );
+      expect(
+        failingField(record({ kind: 'stop_requested', state: 'running', reason: 'killed', process_started_at: STARTED, diagnostic: 'x' })),
+      ).toBe('diagnostic');
     });
 
     it('completed exited: finished, started and has_exit_code all set', () => {
-      const base = { kind: 'completed', state: 'exited', reason: 'exited', process_started_at: STARTED, process_finished_at: FINISHED, has_exit_code: true };
+      const base = {
+        kind: 'completed',
+        state: 'exited',
+        reason: 'exited',
+        process_started_at: STARTED,
+        process_finished_at: FINISHED,
+        has_exit_code: true,
+      };
       valid(base);
       valid({ ...base, exit_code: 0 });
       valid({ ...base, exit_code: 137 });
@@ -202,11 +212,20 @@ describe('ProcessLifecycleRecordDto', () => {
       ['completed with state exited requires has_exit_code: true', exited],
       ['completed with state exited requires process_started_at', { ...exited, process_started_at: undefined, has_exit_code: true }],
       ['completed with state failed requires process_finished_at', { kind: 'completed', state: 'failed', reason: 'failed' }],
-      ['completed with state failed must not carry has_exit_code: true', { kind: 'completed', state: 'failed', reason: 'failed', process_finished_at: FINISHED, has_exit_code: true }],
+      [
+        'completed with state failed must not carry has_exit_code: true',
+        { kind: 'completed', state: 'failed', reason: 'failed', process_finished_at: FINISHED, has_exit_code: true },
+      ],
       ['started requires process_started_at', { kind: 'started', state: 'running' }],
-      ['backgrounded must not carry process_finished_at', { kind: 'backgrounded', state: 'running', process_started_at: STARTED, process_finished_at: FINISHED }],
+      [
+        'backgrounded must not carry process_finished_at',
+        { kind: 'backgrounded', state: 'running', process_started_at: STARTED, process_finished_at: FINISHED },
+      ],
       ['stop_requested with state running requires process_started_at', { kind: 'stop_requested', state: 'running', reason: 'killed' }],
-      ['stop_requested with state starting must not carry process_started_at', { kind: 'stop_requested', state: 'starting', reason: 'killed', process_started_at: STARTED }],
+      [
+        'stop_requested with state starting must not carry process_started_at',
+        { kind: 'stop_requested', state: 'starting', reason: 'killed', process_started_at: STARTED },
+      ],
       ['lost requires process_finished_at', { kind: 'lost', state: 'lost_on_restore', reason: 'lost_on_restore' }],
     ])('"%s"', (message, fields) => {
       expect(messageOf(fields)).toBe(message);
@@ -252,7 +271,14 @@ describe('ProcessLifecycleRecordDto', () => {
 
   describe('exit code', () => {
     const exited = (fields: Fields) =>
-      record({ kind: 'completed', state: 'exited', reason: 'exited', process_started_at: STARTED, process_finished_at: FINISHED, ...fields });
+      record({
+        kind: 'completed',
+        state: 'exited',
+        reason: 'exited',
+        process_started_at: STARTED,
+        process_finished_at: FINISHED,
+        ...fields,
+      });
 
     it.each([
       ['0 with the flag', { has_exit_code: true, exit_code: 0 }, null],
@@ -284,7 +310,13 @@ describe('ProcessLifecycleRecordDto', () => {
     it.each([
       ['all equal', CREATED, CREATED, CREATED, null],
       ['equal instants, different offsets', '2026-11-01T10:00:00Z', '2026-11-01T12:00:00+02:00', '2026-11-01t05:00:00-05:00', null],
-      ['equal instants, different fraction widths', '2026-11-01T10:00:00.5Z', '2026-11-01T10:00:00.500Z', '2026-11-01T10:00:00.5000000Z', null],
+      [
+        'equal instants, different fraction widths',
+        '2026-11-01T10:00:00.5Z',
+        '2026-11-01T10:00:00.500Z',
+        '2026-11-01T10:00:00.5000000Z',
+        null,
+      ],
       ['started a millisecond early', CREATED, '2026-11-01T09:59:59.999Z', FINISHED, 'process_started_at'],
       ['started early once offsets are applied', CREATED, '2026-11-01T11:59:59+02:00', FINISHED, 'process_started_at'],
       ['started 100 ns early', '2026-11-01T10:00:00.0000001Z', '2026-11-01T10:00:00Z', FINISHED, 'process_started_at'],
@@ -292,7 +324,9 @@ describe('ProcessLifecycleRecordDto', () => {
       ['finished before created', CREATED, CREATED, '2026-11-01T09:00:00Z', 'process_finished_at'],
       ['finished early once offsets are applied', CREATED, CREATED, '2026-11-01T10:30:00+01:00', 'process_finished_at'],
     ])('%s', (_name, created, started, finished, field) => {
-      expect(failingField(completed({ process_created_at: created, process_started_at: started, process_finished_at: finished }))).toBe(field);
+      expect(failingField(completed({ process_created_at: created, process_started_at: started, process_finished_at: finished }))).toBe(
+        field,
+      );
     });
 
     it('compares finished with created when there is no started', () => {
@@ -302,11 +336,15 @@ describe('ProcessLifecycleRecordDto', () => {
     });
 
     it('names an unparseable timestamp as its own field, in table order', () => {
-      expect(failingField(completed({ process_created_at: '2026-11-01 10:00:00Z', process_started_at: STARTED, process_finished_at: FINISHED }))).toBe(
-        'process_created_at',
+      expect(
+        failingField(completed({ process_created_at: '2026-11-01 10:00:00Z', process_started_at: STARTED, process_finished_at: FINISHED })),
+      ).toBe('process_created_at');
+      expect(failingField(completed({ process_started_at: '2026-02-30T10:00:00Z', process_finished_at: FINISHED }))).toBe(
+        'process_started_at',
       );
-      expect(failingField(completed({ process_started_at: '2026-02-30T10:00:00Z', process_finished_at: FINISHED }))).toBe('process_started_at');
-      expect(failingField(completed({ process_started_at: STARTED, process_finished_at: '2026-11-01T10:01:00' }))).toBe('process_finished_at');
+      expect(failingField(completed({ process_started_at: STARTED, process_finished_at: '2026-11-01T10:01:00' }))).toBe(
+        'process_finished_at',
+      );
       expect(failingField(completed({ process_started_at: null, process_finished_at: FINISHED }))).toBe('process_started_at');
       expect(failingField(completed({ process_created_at: undefined, process_started_at: STARTED, process_finished_at: FINISHED }))).toBe(
         'process_created_at',
@@ -361,7 +399,11 @@ describe('ProcessLifecycleRecordDto', () => {
     });
 
     it('lower-cases UUIDs and keeps timestamps exactly as sent', () => {
-      const input = { ...shaped('started', 'running'), event_id: 'A0B1C2D3-E4F5-4A6B-8C7D-9E0F1A2B3C4D', process_created_at: '2026-11-01t10:00:00.000z' };
+      const input = {
+        ...shaped('started', 'running'),
+        event_id: 'A0B1C2D3-E4F5-4A6B-8C7D-9E0F1A2B3C4D',
+        process_created_at: '2026-11-01t10:00:00.000z',
+      };
       const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, input);
       expect(dto.event_id).toBe('a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d');
       expect(dto.process_created_at).toBe('2026-11-01t10:00:00.000z');

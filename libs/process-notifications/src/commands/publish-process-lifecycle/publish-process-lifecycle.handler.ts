@@ -39,9 +39,10 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     const caller = sessionId.toLowerCase();
     // The contract checks the owner before validation: a record for another session is refused
     // as such even when it is also malformed.
-    const claimed = typeof record === 'object' && record !== null && Object.hasOwn(record, 'session_id')
-      ? (record as { session_id: unknown }).session_id
-      : undefined;
+    const claimed =
+      typeof record === 'object' && record !== null && Object.hasOwn(record, 'session_id')
+        ? (record as { session_id: unknown }).session_id
+        : undefined;
     if (typeof claimed === 'string' && claimed.toLowerCase() !== caller) {
       throw new OwnerMismatchError(caller, claimed.toLowerCase());
     }
