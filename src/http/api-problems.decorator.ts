@@ -9,6 +9,12 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 // Every route can fail unexpectedly.
 const ALWAYS: readonly ProblemCode[] = ['internal_error'];
 
+/** What any route that reads a JSON body can answer about the body. */
+export const BODY_PROBLEMS: readonly ProblemCode[] = ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_field'];
+
+/** What any route behind a bearer token can answer about the token. */
+export const AUTH_PROBLEMS: readonly ProblemCode[] = ['unauthorized', 'forbidden'];
+
 /**
  * Documents the error answers of a route in its OpenAPI operation: one response per status,
  * as `application/problem+json` with the {@link ProblemDto} schema, naming its codes in the

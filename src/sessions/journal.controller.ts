@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { map, type Observable } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
-import { ApiProblems } from '../http/api-problems.decorator.js';
+import { ApiProblems, AUTH_PROBLEMS } from '../http/api-problems.decorator.js';
 import { IntegerPipe } from '../http/integer.pipe.js';
 import { RequestHeader } from '../http/request-header.decorator.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -36,7 +36,7 @@ export class JournalController {
     description: `At most this many records (default 100, at most ${MAX_JOURNAL_PAGE}).`,
   })
   @ApiOkResponse({ type: JournalPageDto })
-  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'journal_unavailable')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'journal_unavailable')
   async journal(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Query('after', sequence('after')) after: number,
@@ -59,7 +59,7 @@ export class JournalController {
       },
     },
   })
-  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'stream_limit_reached')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'stream_limit_reached')
   events(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @RequestHeader('last-event-id', sequence('last_event_id')) after: number,

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, Api
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
-import { ApiProblems } from '../http/api-problems.decorator.js';
+import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { LoopDto } from './dto/loop.dto.js';
@@ -19,18 +19,7 @@ export class LoopsController {
   @Post()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
-  @ApiProblems(
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'invalid_field',
-    'unauthorized',
-    'forbidden',
-    'session_not_found',
-    'already_exists',
-    'loop_limit_reached',
-    'journal_unavailable',
-  )
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'already_exists', 'loop_limit_reached', 'journal_unavailable')
   async open(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody(new ClosedSchemaPipe(OpenLoopRequestDto)) body: OpenLoopRequestDto,
@@ -41,7 +30,7 @@ export class LoopsController {
   @Get(':lid')
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
-  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found')
   get(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -53,17 +42,7 @@ export class LoopsController {
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
-  @ApiProblems(
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'invalid_field',
-    'unauthorized',
-    'forbidden',
-    'session_not_found',
-    'loop_not_found',
-    'journal_unavailable',
-  )
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found', 'journal_unavailable')
   async stop(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

@@ -4,7 +4,7 @@ import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-
 import type { ServerResponse } from 'node:http';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { ApiProblems } from '../http/api-problems.decorator.js';
+import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
@@ -33,18 +33,7 @@ export class ProcessLifecycleController {
     description: 'Identical retry: nothing new was written (Idempotent-Replayed: true).',
     example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: false },
   })
-  @ApiProblems(
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'invalid_field',
-    'unauthorized',
-    'forbidden',
-    'owner_mismatch',
-    'session_not_found',
-    'idempotency_collision',
-    'journal_unavailable',
-  )
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'owner_mismatch', 'session_not_found', 'idempotency_collision', 'journal_unavailable')
   async publish(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() record: unknown,

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { ApiProblems } from '../http/api-problems.decorator.js';
+import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { ConsumptionDto } from './dto/consumption.dto.js';
@@ -39,12 +39,8 @@ export class ProcessNotificationsController {
     example: { disposition: 'duplicate', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: false },
   })
   @ApiProblems(
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'invalid_field',
-    'unauthorized',
-    'forbidden',
+    ...BODY_PROBLEMS,
+    ...AUTH_PROBLEMS,
     'owner_mismatch',
     'session_not_found',
     'loop_not_found',
@@ -71,7 +67,7 @@ export class ProcessNotificationsController {
   @Get('loops/:lid/process-notifications')
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
-  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found', 'loop_not_found')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found')
   pending(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -84,18 +80,7 @@ export class ProcessNotificationsController {
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })
   @ApiOkResponse({ type: ConsumptionDto, description: 'A second consume answers consumed: false.' })
-  @ApiProblems(
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'invalid_field',
-    'unauthorized',
-    'forbidden',
-    'session_not_found',
-    'loop_not_found',
-    'not_found',
-    'journal_unavailable',
-  )
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found', 'not_found', 'journal_unavailable')
   async consume(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

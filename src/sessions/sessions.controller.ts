@@ -4,7 +4,7 @@ import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { AdminOnly } from '../http/admin-only.decorator.js';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
-import { ApiProblems } from '../http/api-problems.decorator.js';
+import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { CreateSessionRequestDto } from './dto/create-session-request.dto.js';
 import { SessionCreatedDto } from './dto/session-created.dto.js';
@@ -20,16 +20,7 @@ export class SessionsController {
   @AdminOnly()
   @ApiBody({ type: CreateSessionRequestDto, required: false })
   @ApiCreatedResponse({ type: SessionCreatedDto, description: 'The token is shown once.' })
-  @ApiProblems(
-    'invalid_json',
-    'payload_too_large',
-    'unsupported_media_type',
-    'invalid_field',
-    'unauthorized',
-    'forbidden',
-    'already_exists',
-    'journal_unavailable',
-  )
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'already_exists', 'journal_unavailable')
   async create(@JsonBody(new ClosedSchemaPipe(CreateSessionRequestDto)) body: CreateSessionRequestDto): Promise<SessionCreatedDto> {
     const { sessionId, token } = await this.service.openSession(body.session_id);
     return { session_id: sessionId, token };
@@ -38,7 +29,7 @@ export class SessionsController {
   @Get(':sid')
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
-  @ApiProblems('invalid_field', 'unauthorized', 'forbidden', 'session_not_found')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found')
   get(@Param('sid', new UuidParamPipe('session_id')) sessionId: string): SessionDto {
     return SessionDto.from(this.service.getSession(sessionId));
   }
