@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
 import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { PN_CONNECTION } from '../../libs/process-notifications/src/constants.js';
-import { createTestApp, notification } from '../support/test-app.js';
+import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
 
 // The fault is SQLite's own: the writer's connection may not grow the file past max_page_count,
@@ -23,8 +23,7 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
     service = app.service;
     db = (app.moduleRef.get<DataSource>(getDataSourceToken(PN_CONNECTION)).driver as unknown as { databaseConnection: Database.Database })
       .databaseConnection;
-    ({ sessionId } = await service.openSession());
-    ({ loopId } = await service.openLoop(sessionId));
+    ({ sessionId, loopId } = await openSessionWithLoop(service));
   });
 
   afterEach(async () => {

@@ -1,7 +1,7 @@
 import { JournalUnavailableError, type JournalRecordView, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
-import { createTestApp, notification } from '../support/test-app.js';
+import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
 import { dataSourceOf, recordEvents } from './support/journal-probe.js';
 
 // Spec section 3, step 5: any append failure is returned and nothing is dispatched.
@@ -16,8 +16,7 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
   beforeEach(async () => {
     ({ moduleRef, service, close } = await createTestApp());
     dataSource = dataSourceOf(moduleRef);
-    ({ sessionId } = await service.openSession());
-    ({ loopId } = await service.openLoop(sessionId));
+    ({ sessionId, loopId } = await openSessionWithLoop(service));
   });
 
   afterEach(() => close());

@@ -1,7 +1,7 @@
 import type { NotificationDelivery, ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
-import { createTestApp, notification } from '../support/test-app.js';
+import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
 import { expectConcurrentCollidingDeliveries, expectConcurrentIdenticalDeliveries } from './support/concurrent-deliveries.js';
 import { dataSourceOf, journalCounts } from './support/journal-probe.js';
 
@@ -19,8 +19,7 @@ describe('concurrent deliveries (in-memory SQLite)', () => {
   beforeEach(async () => {
     ({ moduleRef, service, close } = await createTestApp({ loopCapacity: TOTAL }));
     dataSource = dataSourceOf(moduleRef);
-    ({ sessionId } = await service.openSession());
-    ({ loopId } = await service.openLoop(sessionId));
+    ({ sessionId, loopId } = await openSessionWithLoop(service));
   });
 
   afterEach(() => close());

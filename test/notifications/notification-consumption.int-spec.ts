@@ -6,16 +6,9 @@ import {
 } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
-import { createTestApp, notification } from '../support/test-app.js';
+import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import { rejection } from '../support/rejection.js';
 import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
-
-const rejection = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (error: unknown) => error,
-  );
 
 describe('consuming a pending notification (spec sections 4 and 8)', () => {
   let moduleRef: TestingModule;
@@ -28,8 +21,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
   beforeEach(async () => {
     ({ moduleRef, service, close } = await createTestApp());
     dataSource = dataSourceOf(moduleRef);
-    ({ sessionId } = await service.openSession());
-    ({ loopId } = await service.openLoop(sessionId));
+    ({ sessionId, loopId } = await openSessionWithLoop(service));
   });
   afterEach(() => close());
 

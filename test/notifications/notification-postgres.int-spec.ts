@@ -2,7 +2,7 @@ import type { ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
 import { connectPostgresAdmin, freshSchema, POSTGRES_URL } from '../support/postgres.js';
-import { createTestApp, notification } from '../support/test-app.js';
+import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
 import { expectConcurrentCollidingDeliveries, expectConcurrentIdenticalDeliveries } from './support/concurrent-deliveries.js';
 import { dataSourceOf, journalCounts } from './support/journal-probe.js';
 
@@ -32,8 +32,7 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
   });
 
   beforeEach(async () => {
-    ({ sessionId } = await service.openSession());
-    ({ loopId } = await service.openLoop(sessionId));
+    ({ sessionId, loopId } = await openSessionWithLoop(service));
   });
 
   it('works in its own schema', async () => {

@@ -47,3 +47,13 @@ export function lifecycleRecord(sessionId: string, loopId: string, overrides: Re
     ...overrides,
   };
 }
+
+/** A new session with one native loop (or as `options` say), opened through the service. */
+export async function openSessionWithLoop(
+  service: ProcessNotificationsService,
+  options: { engine?: 'native' | 'foreign' } = {},
+): Promise<{ sessionId: string; loopId: string }> {
+  const { sessionId } = await service.openSession();
+  const { loopId } = await service.openLoop(sessionId, options);
+  return { sessionId, loopId };
+}
