@@ -6,16 +6,9 @@ import {
 } from '#process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import type { DataSource } from 'typeorm';
+import { rejection } from '../support/rejection.js';
 import { createTestApp, notification } from '../support/test-app.js';
 import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
-
-const rejection = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (error: unknown) => error,
-  );
 
 describe('consuming a pending notification (spec sections 4 and 8)', () => {
   let moduleRef: TestingModule;

@@ -11,16 +11,9 @@ import {
 import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { rejection } from '../support/rejection.js';
 import { createTestApp, notification } from '../support/test-app.js';
 import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
-
-const rejection = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (error: unknown) => error,
-  );
 
 describe('delivering a completion notification (spec sections 3 and 4)', () => {
   let moduleRef: TestingModule;
