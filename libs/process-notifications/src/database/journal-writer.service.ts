@@ -105,11 +105,6 @@ export class JournalWriter {
     }
   }
 
-  /** True from a failed transaction until the next one that commits. */
-  get failing(): boolean {
-    return this.outage.failing;
-  }
-
   /**
    * Appends a record idempotently, keyed by (session, idempotency id). An identical retry
    * writes nothing and returns the original; a different payload under the same id throws
