@@ -6,48 +6,23 @@ import {
   TERMINAL_PAIRS,
   TERMINAL_REASONS,
 } from './process-vocabulary.js';
+import { CONTRACT_REASONS, CONTRACT_STATES, CONTRACT_TERMINAL_PAIRS } from '../../../../test/support/contract-vocabulary.js';
 
-// Pins the single copy of the vocabulary to the contract's text (spec section 2), so the
-// tests that iterate over it test the contract, not themselves.
+// Pins the single copy of the vocabulary to the contract's text (spec section 2, written out once
+// for all tests in test/support/contract-vocabulary.ts), so tests that iterate over it test the
+// contract, not themselves.
 describe('process vocabulary', () => {
   it('lists the nine states in the contract order', () => {
-    expect(PROCESS_STATES).toEqual([
-      'starting',
-      'running',
-      'exited',
-      'failed',
-      'timed_out',
-      'interrupted',
-      'terminated',
-      'killed',
-      'lost_on_restore',
-    ]);
+    expect(PROCESS_STATES).toEqual(CONTRACT_STATES);
   });
 
   it('lists the nine reasons in the contract order', () => {
-    expect(TERMINAL_REASONS).toEqual([
-      'exited',
-      'timed_out',
-      'interrupted',
-      'terminated',
-      'killed',
-      'runner_shutdown',
-      'failed',
-      'output_limit',
-      'lost_on_restore',
-    ]);
+    expect(TERMINAL_REASONS).toEqual(CONTRACT_REASONS);
   });
 
   it('has exactly the terminal pairs of the contract table', () => {
-    expect(TERMINAL_PAIRS).toEqual({
-      exited: ['exited'],
-      failed: ['failed'],
-      timed_out: ['timed_out'],
-      interrupted: ['interrupted'],
-      terminated: ['terminated', 'runner_shutdown', 'output_limit'],
-      killed: ['killed', 'runner_shutdown', 'output_limit'],
-      lost_on_restore: ['lost_on_restore'],
-    });
+    const pairs = Object.entries(TERMINAL_PAIRS).flatMap(([state, reasons]) => reasons!.map((reason) => [state, reason]));
+    expect(pairs).toEqual(CONTRACT_TERMINAL_PAIRS);
   });
 
   it('never makes starting or running terminal', () => {
