@@ -11,6 +11,7 @@ import { requestLoggingOptions } from './logging/request-logging.js';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { OwnerForwardingMiddleware } from './cluster/owner-forwarding.middleware.js';
 import { JournalController } from './sessions/journal.controller.js';
 import { LoopsController } from './sessions/loops.controller.js';
 import { ProcessLifecycleController } from './sessions/process-lifecycle.controller.js';
@@ -36,6 +37,8 @@ export class AppModule implements NestModule {
           maxLoopsPerSession: config.maxLoopsPerSession,
           journalTimeoutMs: config.journalTimeoutMs,
           retentionDays: config.retentionDays,
+          leaseTtlMs: config.leaseTtlMs,
+          nodeUrl: config.nodeUrl,
         }),
       ],
       controllers: [
@@ -58,6 +61,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
+    consumer.apply(HttpMetricsMiddleware, OwnerForwardingMiddleware).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }

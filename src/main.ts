@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { redactDatabaseUrl } from './config/database-url.js';
 import { serverConfigFromEnv, type ServerConfig } from './config/server-config.js';
 import { createRootLogger } from './logging/root-logger.js';
@@ -51,6 +52,8 @@ async function bootstrap(): Promise<void> {
     operatorLog.warn(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}`);
   }
   const { port } = app.getHttpServer().address() as AddressInfo;
+  // Several nodes on PostgreSQL: where the others forward this node's sessions (no-op on SQLite).
+  await app.get(ProcessNotificationsService).advertiseNodeUrl(config.nodeUrl ?? `http://127.0.0.1:${port}`);
   // Whatever the level: operators and scripts wait for this line.
   operatorLog.info({ context: 'Server' }, `Listening on port ${port} (database ${redactDatabaseUrl(config.databaseUrl)})`);
 }

@@ -56,7 +56,7 @@ export function restoreRows({ records, runs }: RestoreOptions): RestoreRow[] {
             const app = await start(databaseUrl);
             try {
               startSeconds.push(app.seconds);
-              pending = app.service.pendingNotifications(sessionId, loopId).length;
+              pending = (await app.service.pendingNotifications(sessionId, loopId)).length;
               if (pending !== expected) throw new Error(`restore rebuilt ${pending} pending notifications, expected ${expected}`);
             } finally {
               await app.close();

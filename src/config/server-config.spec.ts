@@ -14,6 +14,7 @@ describe('serverConfigFromEnv', () => {
       journalTimeoutMs: 5000,
       retentionDays: 30,
       logLevel: 'info',
+      leaseTtlMs: 10000,
       sseKeepAliveMs: 15000,
     });
     expect(serverConfigFromEnv({}).adminToken).not.toBe(config.adminToken);
@@ -32,6 +33,8 @@ describe('serverConfigFromEnv', () => {
         PN_JOURNAL_TIMEOUT_MS: '1500',
         PN_RETENTION_DAYS: '7',
         PN_LOG_LEVEL: 'debug',
+        PN_NODE_URL: 'http://10.0.0.7:8080/',
+        PN_LEASE_TTL_MS: '2500',
       }),
     ).toEqual({
       port: 8080,
@@ -44,6 +47,8 @@ describe('serverConfigFromEnv', () => {
       journalTimeoutMs: 1500,
       retentionDays: 7,
       logLevel: 'debug',
+      nodeUrl: 'http://10.0.0.7:8080',
+      leaseTtlMs: 2500,
       sseKeepAliveMs: 15000,
     });
     expect(serverConfigFromEnv({ PORT: '', PN_DATABASE_URL: '', PN_ADMIN_TOKEN: '', PN_LOOP_CAPACITY: '' })).toMatchObject({
@@ -73,6 +78,11 @@ describe('serverConfigFromEnv', () => {
     ['PN_DATABASE_URL', 'mysql://x'],
     ['PN_DATABASE_URL', 'sqlite:'],
     ['PN_DATABASE_URL', './journal.db'],
+    ['PN_LEASE_TTL_MS', '999'],
+    ['PN_LEASE_TTL_MS', '10s'],
+    ['PN_NODE_URL', 'node-2:3000'],
+    ['PN_NODE_URL', 'https://node-2'],
+    ['PN_NODE_URL', 'http://node-2/?x=1'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => serverConfigFromEnv({ [name]: value })).toThrow(name);
   });

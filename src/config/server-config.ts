@@ -1,6 +1,7 @@
 import {
   DEFAULT_DATABASE_URL,
   DEFAULT_JOURNAL_TIMEOUT_MS,
+  DEFAULT_LEASE_TTL_MS,
   DEFAULT_LOOP_CAPACITY,
   DEFAULT_MAX_LOOPS_PER_SESSION,
   DEFAULT_RETENTION_DAYS,
@@ -33,6 +34,13 @@ export interface ServerConfig {
   readonly retentionDays: number;
   /** Lowest level logged (pino's levels; `silent` logs nothing). @default 'info' */
   readonly logLevel: LogLevelName;
+  /**
+   * Several nodes on PostgreSQL: the base URL at which the other nodes reach this one; when unset,
+   * `http://127.0.0.1:<port it listens on>`.
+   */
+  readonly nodeUrl?: string;
+  /** Several nodes on PostgreSQL: how long this node's ownership of a session lasts unrenewed. @default 10000 */
+  readonly leaseTtlMs: number;
   /** An idle event stream sends a `: keep-alive` comment this often, so proxies keep it open. @default 15000 */
   readonly sseKeepAliveMs: number;
 }
@@ -70,6 +78,19 @@ function adminTokenOf(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+function nodeUrlOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PN_NODE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PN_NODE_URL must be an http:// URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' || url.search || url.hash) throw new Error(`PN_NODE_URL must be an http:// base URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
 function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
   const raw = env.PN_LOG_LEVEL?.trim();
   if (!raw) return 'info';
@@ -81,7 +102,8 @@ function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
 
 /**
  * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN, PN_LOOP_CAPACITY, PN_MAX_LOOPS_PER_SESSION,
- * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS and PN_LOG_LEVEL; empty means unset. Throws, with one
+ * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS, PN_LOG_LEVEL, PN_NODE_URL and
+ * PN_LEASE_TTL_MS; empty means unset. Throws, with one
  * line naming the setting, on a value that is not usable, so a misconfigured server never starts.
  */
 export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -97,6 +119,8 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Serve
     journalTimeoutMs: integer(env, 'PN_JOURNAL_TIMEOUT_MS', DEFAULT_JOURNAL_TIMEOUT_MS, 100, 600_000),
     retentionDays: integer(env, 'PN_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 1, 36_500),
     logLevel: logLevelOf(env),
+    nodeUrl: nodeUrlOf(env),
+    leaseTtlMs: integer(env, 'PN_LEASE_TTL_MS', DEFAULT_LEASE_TTL_MS, 1000, 3_600_000),
     sseKeepAliveMs: DEFAULT_SSE_KEEP_ALIVE_MS,
   };
 }

@@ -30,7 +30,7 @@ export class BearerAuthGuard implements CanActivate {
     this.adminDigest = digest(config.adminToken);
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const request = context.switchToHttp().getRequest<IncomingMessage & { params?: Record<string, string> }>();
@@ -38,7 +38,7 @@ export class BearerAuthGuard implements CanActivate {
     if (!token) throw new HttpProblemError('unauthorized', 'A bearer token is required.');
     // Equal-length digests, so the comparison takes the same time whatever the token.
     if (timingSafeEqual(digest(token), this.adminDigest)) return true;
-    const sessionId = this.service.authenticate(token);
+    const sessionId = await this.service.authenticate(token);
     if (!sessionId) throw new HttpProblemError('unauthorized', 'Unknown bearer token.');
     if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY_ROUTE, targets)) {
       throw new HttpProblemError('forbidden', 'Only the admin token may do this.');

@@ -3,6 +3,7 @@ import {
   DeliveryStoppedError,
   IdempotencyCollisionError,
   JournalUnavailableError,
+  OwnerUnavailableError,
   ProcessNotificationsError,
   ValidationError,
   type StopCause,
@@ -60,6 +61,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (exception.disposition) body.disposition = exception.disposition;
       if (exception instanceof ValidationError) body.field = exception.field;
       if (exception instanceof IdempotencyCollisionError) body.sequence = exception.sequence;
+      if (exception instanceof OwnerUnavailableError) headers['Retry-After'] = String(exception.retryAfterSeconds);
       if (exception instanceof DeliveryStoppedError) {
         body.cause = exception.stopCause;
         body.loop_id = exception.loopId;

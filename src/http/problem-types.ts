@@ -26,6 +26,7 @@ export const PROBLEM_TYPES = {
   internal_error: { status: 500, title: 'Internal server error' },
   delivery_stopped: { status: 503, title: 'Delivery stopped' },
   journal_unavailable: { status: 503, title: 'Journal unavailable' },
+  owner_unavailable: { status: 503, title: 'Session owner unavailable' },
 } as const satisfies Record<
   ErrorCode | HttpProblemCode | 'method_not_allowed' | 'internal_error',
   { readonly status: number; readonly title: string }

@@ -2,6 +2,7 @@ import { Injectable, type PipeTransform } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { HttpProblemError } from './http-problem.error.js';
 import { parseStrictJson } from './strict-json.js';
+import { BODY_TOO_LARGE, bufferedBody } from '../cluster/buffered-body.js';
 
 /** Largest request body accepted, in bytes. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -53,11 +54,14 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 @Injectable()
 export class ReadJsonBodyPipe implements PipeTransform<IncomingMessage, Promise<unknown>> {
   async transform(request: IncomingMessage): Promise<unknown> {
-    if (Number(request.headers['content-length']) > MAX_BODY_BYTES) {
+    // Read already when the request was about to be forwarded to its session's owner.
+    const buffered = bufferedBody(request);
+    if (buffered === BODY_TOO_LARGE) throw tooLarge();
+    if (buffered === undefined && Number(request.headers['content-length']) > MAX_BODY_BYTES) {
       request.resume();
       throw tooLarge();
     }
-    const bytes = await readBody(request);
+    const bytes = buffered ?? (await readBody(request));
     if (bytes.length === 0) return undefined;
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
     if (!isJsonContentType(request.headers['content-type']) || (encoding && encoding !== 'identity')) {

@@ -60,12 +60,12 @@ export class JournalController {
     },
   })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'stream_limit_reached')
-  events(
+  async events(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @RequestHeader('last-event-id', sequence('last_event_id')) after: number,
-  ): Observable<MessageEvent> {
-    // Throws session_not_found while a problem document can still be sent.
-    this.service.getSession(sessionId);
+  ): Promise<Observable<MessageEvent>> {
+    // Throws session_not_found while a problem document can still be sent; any node serves it.
+    await this.service.requireSession(sessionId);
     const records = this.stream
       .recordsAfter(sessionId, after)
       .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));

@@ -31,11 +31,11 @@ export class LoopsController {
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found')
-  get(
+  async get(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
-  ): LoopDto {
-    return LoopDto.from(this.service.getLoop(sessionId, loopId));
+  ): Promise<LoopDto> {
+    return LoopDto.from(await this.service.getLoop(sessionId, loopId));
   }
 
   @Post(':lid/stop')

@@ -68,11 +68,12 @@ export class ProcessNotificationsController {
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found')
-  pending(
+  async pending(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
-  ): PendingNotificationsDto {
-    return { notifications: this.service.pendingNotifications(sessionId, loopId).map((pending) => PendingNotificationDto.from(pending)) };
+  ): Promise<PendingNotificationsDto> {
+    const pending = await this.service.pendingNotifications(sessionId, loopId);
+    return { notifications: pending.map((notification) => PendingNotificationDto.from(notification)) };
   }
 
   @Post('loops/:lid/process-notifications/:command_id/consume')

@@ -8,8 +8,9 @@ import { HttpProblemError } from '../http/http-problem.error.js';
 const CATCH_UP_PAGE = 500;
 
 /**
- * A session's journal as one stream: the records after a sequence from the database, then the
- * live ones as they commit, with no gap and no repeat between the two.
+ * A session's journal as one stream: the records after a sequence, read from the database, and
+ * read again whenever the journal says the session has new ones (committed by this node or, on
+ * PostgreSQL, any other), with no gap and no repeat, across a change of the session's owner.
  */
 @Injectable()
 export class SessionEventStream implements OnModuleDestroy {
@@ -37,32 +38,41 @@ export class SessionEventStream implements OnModuleDestroy {
     return new Observable<JournalRecordView>((subscriber) => {
       this.open.set(sessionId, (this.open.get(sessionId) ?? 0) + 1);
       let last = after;
-      // Live records wait here until the catch-up from the database is done.
-      let waiting: JournalRecordView[] | undefined = [];
-      const emit = (record: JournalRecordView): void => {
-        if (record.sequence <= last) return;
-        last = record.sequence;
-        subscriber.next(record);
-      };
-      // Subscribed before the first page is read, so nothing committed in between is missed.
-      const live = this.service.recordsOf(sessionId).subscribe({
-        next: (record) => (waiting ? waiting.push(record) : emit(record)),
-        error: (error: unknown) => subscriber.error(error),
-      });
-      const catchUp = async (): Promise<void> => {
-        for (;;) {
-          const page = await this.service.readJournal(sessionId, last, CATCH_UP_PAGE);
-          if (subscriber.closed) return;
-          page.forEach(emit);
-          if (page.length < CATCH_UP_PAGE) break;
+      let reading = false;
+      let readAgain = false;
+      // Reads everything after the last record delivered. The journal is the only source, so
+      // the stream cannot skip or repeat a record, whichever node committed it; a hint that
+      // comes during a read makes one more read.
+      const read = async (): Promise<void> => {
+        if (reading) {
+          readAgain = true;
+          return;
         }
-        const caughtUp = waiting ?? [];
-        waiting = undefined;
-        caughtUp.forEach(emit);
+        reading = true;
+        try {
+          do {
+            readAgain = false;
+            for (;;) {
+              const page = await this.service.readJournal(sessionId, last, CATCH_UP_PAGE);
+              if (subscriber.closed) return;
+              for (const record of page) {
+                if (record.sequence <= last) continue;
+                last = record.sequence;
+                subscriber.next(record);
+              }
+              if (page.length < CATCH_UP_PAGE) break;
+            }
+          } while (readAgain && !subscriber.closed);
+        } finally {
+          reading = false;
+        }
       };
-      catchUp().catch((error: unknown) => subscriber.error(error));
+      const fail = (error: unknown): void => subscriber.error(error);
+      // Subscribed before the first read, so nothing committed in between is missed.
+      const hints = this.service.journalChanges(sessionId).subscribe({ next: () => void read().catch(fail), error: fail });
+      read().catch(fail);
       return () => {
-        live.unsubscribe();
+        hints.unsubscribe();
         const left = (this.open.get(sessionId) ?? 1) - 1;
         if (left > 0) this.open.set(sessionId, left);
         else this.open.delete(sessionId);

@@ -30,7 +30,7 @@ export class SessionsController {
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found')
-  get(@Param('sid', new UuidParamPipe('session_id')) sessionId: string): SessionDto {
-    return SessionDto.from(this.service.getSession(sessionId));
+  async get(@Param('sid', new UuidParamPipe('session_id')) sessionId: string): Promise<SessionDto> {
+    return SessionDto.from(await this.service.getSession(sessionId));
   }
 }

@@ -35,7 +35,7 @@ describe('consumption and restore after a restart (file database)', () => {
     let service = await start();
     const { sessionId } = await service.openSession();
     service = await restart();
-    expect(service.getSession(sessionId)).toEqual({ sessionId, loops: [] });
+    expect(await service.getSession(sessionId)).toEqual({ sessionId, loops: [] });
   });
 
   it('restores exactly the unconsumed notifications, in journal order; consumed ones never come back', async () => {
@@ -47,13 +47,13 @@ describe('consumption and restore after a restart (file database)', () => {
     const consumedIds = [sent[1]!.command_id, sent[4]!.command_id] as string[];
     for (const id of consumedIds) await expect(service.consume(sessionId, loopId, id)).resolves.toMatchObject({ consumed: true });
     const expected = sent.map((n) => n.command_id).filter((id) => !consumedIds.includes(id as string));
-    expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual(expected);
+    expect(ids(await service.pendingNotifications(sessionId, loopId))).toEqual(expected);
 
     service = await restart();
-    const restored = service.pendingNotifications(sessionId, loopId);
+    const restored = await service.pendingNotifications(sessionId, loopId);
     expect(ids(restored)).toEqual(expected);
     expect(restored[0]).toMatchObject({ sessionId, loopId, processHandle: 'proc-0', state: 'exited', reason: 'exited' });
-    expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'running', engine: 'native', pending: 4 });
+    expect(await service.getLoop(sessionId, loopId)).toMatchObject({ state: 'running', engine: 'native', pending: 4 });
 
     // A late retry of a consumed notification is a duplicate and is not put back.
     await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({
@@ -65,7 +65,7 @@ describe('consumption and restore after a restart (file database)', () => {
       disposition: 'duplicate',
       appended: false,
     });
-    expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual(expected);
+    expect(ids(await service.pendingNotifications(sessionId, loopId))).toEqual(expected);
     const journal = await service.readJournal(sessionId, 0, 1000);
     expect(journal.filter((r) => r.kind === 'process_notification')).toHaveLength(6);
     expect(journal.filter((r) => r.kind === 'process_notification_consumed').map((r) => r.causeCommandId)).toEqual(consumedIds);
@@ -89,9 +89,9 @@ describe('consumption and restore after a restart (file database)', () => {
     await service.stopLoop(sessionId, stoppedLoop.loopId);
 
     service = await restart(2);
-    expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual(sent.map((n) => n.command_id));
+    expect(ids(await service.pendingNotifications(sessionId, loopId))).toEqual(sent.map((n) => n.command_id));
     // Stopped stays stopped, and keeps what it had accepted: a retry of that is a duplicate.
-    expect(service.getLoop(sessionId, stoppedLoop.loopId)).toMatchObject({ state: 'stopped', pending: 1 });
+    expect(await service.getLoop(sessionId, stoppedLoop.loopId)).toMatchObject({ state: 'stopped', pending: 1 });
     await expect(service.notifyProcessCompletion(heldByStopped.session_id as string, heldByStopped)).resolves.toMatchObject({
       disposition: 'duplicate',
       appended: false,
@@ -135,8 +135,8 @@ describe('consumption and restore after a restart (file database)', () => {
       await expect(service.notifyProcessCompletion(consumedAfterStop.session_id as string, consumedAfterStop)).resolves.toMatchObject({
         disposition: 'duplicate',
       });
-      expect(ids(service.pendingNotifications(sessionId, loopId))).toEqual([held.command_id]);
-      expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
+      expect(ids(await service.pendingNotifications(sessionId, loopId))).toEqual([held.command_id]);
+      expect(await service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
       service = await restart();
     }
     await expect(service.consume(sessionId, loopId, held.command_id as string)).resolves.toMatchObject({ consumed: true });
@@ -157,7 +157,7 @@ describe('consumption and restore after a restart (file database)', () => {
     await expect(service.consume(sessionId, loopId, notification(sessionId, loopId).command_id as string)).rejects.toBeInstanceOf(
       NotificationNotFoundError,
     );
-    expect(service.pendingNotifications(sessionId, loopId)).toEqual([]);
+    expect(await service.pendingNotifications(sessionId, loopId)).toEqual([]);
     // Consuming freed the slot, and the journal has exactly one consumed record.
     const journal = await service.readJournal(sessionId);
     expect(journal.map((r) => r.kind)).toEqual(['process_notification', 'process_notification_consumed']);

@@ -22,7 +22,7 @@ describe('restore of a large journal', () => {
 
     const restarted = await createTestApp({ databaseUrl });
     try {
-      const pending = restarted.service.pendingNotifications(sessionId, loopId);
+      const pending = await restarted.service.pendingNotifications(sessionId, loopId);
       expect(pending).toHaveLength(expected.length);
       expect(pending.map((p) => p.commandId)).toEqual(expected);
       // Sequences ascend: journal order is acceptance order.

@@ -27,7 +27,7 @@ describe('a delivery in flight while the module shuts down', () => {
 
     const second = await createTestApp({ databaseUrl });
     try {
-      expect(second.service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
+      expect((await second.service.pendingNotifications(sessionId, loopId)).map((p) => p.commandId)).toEqual([n.command_id]);
       // The supervisor retries after `stopped`: a duplicate, nothing written.
       await expect(second.service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({
         disposition: 'duplicate',

@@ -82,7 +82,7 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
     const disk = onDisk();
     for (const answer of [...whileFull, ...stillFull, ...afterwards]) expect(disk.has(answer.id)).toBe(answer.ok);
     // And what was accepted is exactly what the loop holds.
-    const pending = new Set(service.pendingNotifications(sessionId, loopId).map((n) => n.commandId));
+    const pending = new Set((await service.pendingNotifications(sessionId, loopId)).map((n) => n.commandId));
     expect(pending).toEqual(disk);
   });
 

@@ -34,7 +34,7 @@ async function retentionHolds(service: ProcessNotificationsService): Promise<voi
     [`process_notification_consumed:consumed:${consumed.command_id}`]: null,
   });
   // Pending stays pending and consumable.
-  expect(service.pendingNotifications(sessionId, loopId).map((n) => n.commandId)).toEqual([pending.command_id]);
+  expect((await service.pendingNotifications(sessionId, loopId)).map((n) => n.commandId)).toEqual([pending.command_id]);
 
   // A late identical retry is still a duplicate, a different payload still a collision.
   await expect(service.notifyProcessCompletion(sessionId, { ...consumed })).resolves.toMatchObject({
@@ -49,7 +49,7 @@ async function retentionHolds(service: ProcessNotificationsService): Promise<voi
     IdempotencyCollisionError,
   );
   // Nothing was put back into the loop, and a second run finds nothing more to drop.
-  expect(service.pendingNotifications(sessionId, loopId)).toHaveLength(1);
+  expect(await service.pendingNotifications(sessionId, loopId)).toHaveLength(1);
   expect(await service.pruneJournal(later(31))).toBe(0);
 }
 

@@ -36,8 +36,8 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
     expect(error).toMatchObject({ code: 'journal_unavailable' });
     expect((error as JournalUnavailableError).disposition).toBeUndefined();
     expect((error as JournalUnavailableError).cause).toBeDefined();
-    expect(service.pendingNotifications(sessionId, loopId)).toEqual([]);
-    expect(service.getLoop(sessionId, loopId)).toMatchObject({ pending: 0 });
+    expect(await service.pendingNotifications(sessionId, loopId)).toEqual([]);
+    expect(await service.getLoop(sessionId, loopId)).toMatchObject({ pending: 0 });
     // No dispatch request, no accepted event, no committed record: nothing at all went out.
     expect(recorder.events).toEqual([]);
     expect(committed).toEqual([]);
@@ -63,7 +63,7 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
       disposition: 'accepted',
       appended: true,
     });
-    expect(service.pendingNotifications(sessionId, loopId).map((p) => p.commandId)).toEqual([n.command_id]);
+    expect((await service.pendingNotifications(sessionId, loopId)).map((p) => p.commandId)).toEqual([n.command_id]);
     expect(await service.readJournal(sessionId)).toHaveLength(1);
   });
 });

@@ -46,7 +46,7 @@ describe('concurrent deliveries (in-memory SQLite)', () => {
     expect(deliveries.every((d) => d.disposition === 'accepted' && d.appended)).toBe(true);
     expect(new Set(deliveries.map((d) => d.sequence)).size).toBe(TOTAL);
     expect(await journalCounts(dataSource)).toEqual({ rows: TOTAL, distinctIds: TOTAL });
-    const pending = service.pendingNotifications(sessionId, loopId);
+    const pending = await service.pendingNotifications(sessionId, loopId);
     expect(pending).toHaveLength(TOTAL);
     expect(new Set(pending.map((p) => p.commandId))).toEqual(new Set(sent.map((n) => n.command_id)));
     // The pending set is in acceptance order, which is journal order.
@@ -82,6 +82,6 @@ describe('concurrent deliveries (in-memory SQLite)', () => {
     expect(outcome('identical')).toEqual(['accepted', ...Array.from({ length: 19 }, () => 'duplicate')]);
     expect(outcome('contested')).toEqual(['accepted', ...Array.from({ length: 19 }, () => 'idempotency_collision')]);
     expect(await journalCounts(dataSource)).toEqual({ rows: 202, distinctIds: 202 });
-    expect(service.pendingNotifications(sessionId, loopId)).toHaveLength(202);
+    expect(await service.pendingNotifications(sessionId, loopId)).toHaveLength(202);
   });
 });

@@ -31,7 +31,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
     return { commandId: String(n.command_id), sequence };
   }
 
-  const pendingIds = (loop = loopId) => service.pendingNotifications(sessionId, loop).map((p) => p.commandId);
+  const pendingIds = async (loop = loopId) => (await service.pendingNotifications(sessionId, loop)).map((p) => p.commandId);
 
   describe('when the journal refuses the consumed record', () => {
     // SQLite's query_only makes every write of the module's connection fail, as a full disk would.
@@ -54,15 +54,15 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
       // Nothing was written, nothing announced, and memory still holds it where it was.
       expect(await journalCounts(dataSource)).toEqual(counts);
       expect(recorder.events.filter((event) => event instanceof ProcessNotificationConsumedEvent)).toEqual([]);
-      expect(pendingIds()).toEqual([commandId, other.commandId]);
-      expect(service.getLoop(sessionId, loopId)).toMatchObject({ pending: 2 });
+      expect(await pendingIds()).toEqual([commandId, other.commandId]);
+      expect(await service.getLoop(sessionId, loopId)).toMatchObject({ pending: 2 });
 
       const consumed = await service.consume(sessionId, loopId, commandId);
       expect(consumed).toEqual({ consumed: true, sequence: other.sequence + 1 });
       expect(consumed.sequence).toBeGreaterThan(sequence);
       await expect(service.consume(sessionId, loopId, commandId)).resolves.toEqual({ consumed: false, sequence: consumed.sequence });
       recorder.stop();
-      expect(pendingIds()).toEqual([other.commandId]);
+      expect(await pendingIds()).toEqual([other.commandId]);
       expect(recorder.events.filter((event) => event instanceof ProcessNotificationConsumedEvent)).toHaveLength(1);
       const journal = await service.readJournal(sessionId, counts.rows);
       expect(journal).toEqual([
@@ -88,7 +88,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
       const { commandId } = await deliver();
       const counts = await journalCounts(dataSource);
       await expectNotFound(otherLoop, commandId);
-      expect(pendingIds()).toEqual([commandId]);
+      expect(await pendingIds()).toEqual([commandId]);
       expect(await journalCounts(dataSource)).toEqual(counts);
       // Its own loop still consumes it.
       await expect(service.consume(sessionId, loopId, commandId)).resolves.toMatchObject({ consumed: true });

@@ -32,7 +32,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
   beforeEach(() => start());
   afterEach(() => close());
 
-  const pendingIds = () => service.pendingNotifications(sessionId, loopId).map((p) => p.commandId);
+  const pendingIds = async () => (await service.pendingNotifications(sessionId, loopId)).map((p) => p.commandId);
 
   it('accepts a new notification: journaled, in the pending set, one accepted event', async () => {
     const n = notification(sessionId, loopId, { state: 'killed', reason: 'runner_shutdown' });
@@ -40,7 +40,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     const delivery = await service.notifyProcessCompletion(n.session_id as string, n);
     recorder.stop();
     expect(delivery).toEqual({ disposition: 'accepted', commandId: n.command_id, sequence: expect.any(Number), appended: true });
-    expect(service.pendingNotifications(sessionId, loopId)).toEqual([
+    expect(await service.pendingNotifications(sessionId, loopId)).toEqual([
       {
         commandId: n.command_id,
         sessionId,
@@ -65,7 +65,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     // The payload is the canonical six fields in a fixed order.
     expect(Object.keys(journal[0]!.payload!)).toEqual(['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason']);
     const accepted = recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent);
-    expect(accepted).toEqual([new ProcessNotificationAcceptedEvent(service.pendingNotifications(sessionId, loopId)[0]!)]);
+    expect(accepted).toEqual([new ProcessNotificationAcceptedEvent((await service.pendingNotifications(sessionId, loopId))[0]!)]);
   });
 
   it('resolves notifyProcessCompletion with the delivery on success and rejects it with the typed error otherwise', async () => {
@@ -92,7 +92,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       expect(second).toEqual({ disposition: 'duplicate', commandId: n.command_id, sequence: first.sequence, appended: false });
       expect(await journalCounts(dataSource)).toEqual(counts);
       expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
-      expect(pendingIds()).toEqual([n.command_id]);
+      expect(await pendingIds()).toEqual([n.command_id]);
     });
   });
 
@@ -105,7 +105,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       const n = notification(sessionId, loopId, { state: 'terminated', reason: 'terminated' });
       const first = await service.notifyProcessCompletion(n.session_id as string, n);
       const counts = await journalCounts(dataSource);
-      const pendingBefore = service.pendingNotifications(sessionId, loopId);
+      const pendingBefore = await service.pendingNotifications(sessionId, loopId);
       const recorder = recordEvents(moduleRef);
 
       const error = await rejection(service.notifyProcessCompletion(n.session_id as string, { ...n, ...overrides }));
@@ -117,7 +117,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
         idempotencyId: n.command_id,
         sequence: first.sequence,
       });
-      expect(service.pendingNotifications(sessionId, loopId)).toEqual(pendingBefore);
+      expect(await service.pendingNotifications(sessionId, loopId)).toEqual(pendingBefore);
       expect(await journalCounts(dataSource)).toEqual(counts);
       // Nothing was dispatched: no event of any kind went out.
       expect(recorder.events).toEqual([]);
@@ -131,8 +131,8 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
         disposition: 'collision',
         sequence: first.sequence,
       });
-      expect(service.pendingNotifications(sessionId, other.loopId)).toEqual([]);
-      expect(pendingIds()).toEqual([n.command_id]);
+      expect(await service.pendingNotifications(sessionId, other.loopId)).toEqual([]);
+      expect(await pendingIds()).toEqual([n.command_id]);
     });
 
     it('is still a collision after the first delivery was stopped (never dispatched)', async () => {
@@ -173,11 +173,11 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       }
       recorder.stop();
       expect(await journalCounts(dataSource)).toEqual({ rows: capacity + 1, distinctIds: capacity + 1 });
-      expect(pendingIds()).toEqual(filled.map((n) => n.command_id));
+      expect(await pendingIds()).toEqual(filled.map((n) => n.command_id));
       expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
       // Already-held ids still answer duplicate when the set is full.
       await expect(service.notifyProcessCompletion(sessionId, filled[0]!)).resolves.toMatchObject({ disposition: 'duplicate' });
-      expect(service.getLoop(sessionId, loopId)).toMatchObject({ capacity, pending: capacity });
+      expect(await service.getLoop(sessionId, loopId)).toMatchObject({ capacity, pending: capacity });
     });
   });
 
@@ -257,8 +257,8 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       recorder.stop();
       expect(await journalCounts(dataSource)).toEqual({ rows: counts.rows + 1, distinctIds: counts.distinctIds + 1 });
       expect(recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent)).toEqual([]);
-      expect(pendingIds()).toEqual([held.command_id]);
-      expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
+      expect(await pendingIds()).toEqual([held.command_id]);
+      expect(await service.getLoop(sessionId, loopId)).toMatchObject({ state: 'stopped', pending: 1 });
     });
 
     it('answers loop_stopped, not inbox_full, when the pending set of the stopped loop is also full', async () => {
@@ -271,7 +271,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       const error = await rejection(service.notifyProcessCompletion(sessionId, notification(sessionId, loopId)));
       expect(error).toBeInstanceOf(DeliveryStoppedError);
       expect(error).toMatchObject({ disposition: 'stopped', stopCause: 'loop_stopped', loopId });
-      expect(pendingIds()).toEqual([held.command_id]);
+      expect(await pendingIds()).toEqual([held.command_id]);
     });
   });
 });

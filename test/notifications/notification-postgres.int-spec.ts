@@ -67,7 +67,7 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
     await close!();
     ({ moduleRef, service, close } = await createTestApp({ databaseUrl, loopCapacity: 1000 }));
     dataSource = dataSourceOf(moduleRef);
-    const restored = service.pendingNotifications(sessionId, loopId);
+    const restored = await service.pendingNotifications(sessionId, loopId);
     expect(restored.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     expect(restored.every((p) => typeof p.sequence === 'number')).toBe(true);
     await expect(service.notifyProcessCompletion(sent[1].session_id as string, sent[1])).resolves.toMatchObject({
@@ -76,29 +76,39 @@ describeOnPostgres(`concurrent deliveries on PostgreSQL (${admin ? POSTGRES_URL 
     });
   });
 
-  it("two processes on one database: the unique index decides, and the loser answers from the winner's row", async () => {
-    // A second module instance (its own pool, as a second server process would have) on the same
-    // schema; it learns the session and loop at start, like a restarted process.
+  it('a second node on one database: refuses the session while the first owns it, writes nothing, then takes it over whole', async () => {
+    // A second module instance (its own pool and node id, as a second server process has).
     const other = await createTestApp({ databaseUrl, loopCapacity: 1000 });
     try {
-      // One pair at a time, so each process's append is alone in its batch when it loses.
-      const deliveries: Array<{ commandId: string; appended: boolean }> = [];
-      for (let i = 0; i < 20; i++) {
-        const n = notification(sessionId, loopId);
-        const pair = await Promise.all([
-          service.notifyProcessCompletion(n.session_id as string, n),
-          other.service.notifyProcessCompletion(n.session_id as string, { ...n }),
-        ]);
-        expect(pair.map((d) => d.appended).sort()).toEqual([false, true]);
-        deliveries.push(...pair);
-      }
-      const ids = deliveries.map((d) => d.commandId);
-      const [{ count }] = (await dataSource.query(`SELECT count(*)::int AS count FROM pn_journal WHERE idempotency_id = ANY($1)`, [
-        ids,
-      ])) as [{ count: number }];
-      expect(count).toBe(20);
+      const held = notification(sessionId, loopId);
+      await expect(service.notifyProcessCompletion(sessionId, held)).resolves.toMatchObject({ disposition: 'accepted' });
+      const refused = notification(sessionId, loopId);
+      await expect(other.service.notifyProcessCompletion(sessionId, refused)).rejects.toMatchObject({ code: 'owner_unavailable' });
+      await expect(other.service.pendingNotifications(sessionId, loopId)).rejects.toMatchObject({ code: 'owner_unavailable' });
+      const ids = [held.command_id, refused.command_id];
+      const otherDataSource = dataSourceOf(other.moduleRef);
+      const count = async (): Promise<number> =>
+        (
+          (await otherDataSource.query(`SELECT count(*)::int AS count FROM pn_journal WHERE idempotency_id = ANY($1)`, [ids])) as [
+            { count: number },
+          ]
+        )[0].count;
+      expect(await count()).toBe(1);
+
+      // The first node goes away (its leases are released at shutdown): the second takes over.
+      await close!();
+      close = undefined;
+      await expect(other.service.notifyProcessCompletion(sessionId, { ...held })).resolves.toMatchObject({
+        disposition: 'duplicate',
+        appended: false,
+      });
+      await expect(other.service.notifyProcessCompletion(sessionId, refused)).resolves.toMatchObject({ disposition: 'accepted' });
+      expect((await other.service.pendingNotifications(sessionId, loopId)).map((p) => p.commandId)).toEqual(ids);
+      expect(await count()).toBe(2);
     } finally {
       await other.close();
+      ({ moduleRef, service, close } = await createTestApp({ databaseUrl, loopCapacity: 1000 }));
+      dataSource = dataSourceOf(moduleRef);
     }
   });
 });

@@ -91,7 +91,7 @@ describe('completion notification validation (spec section 2)', () => {
       commandId,
     });
     expect(await journalCounts(dataSource)).toEqual({ rows: before.rows + 1, distinctIds: before.distinctIds + 1 });
-    expect(service.pendingNotifications(SESSION, LOOP).some((pending) => pending.commandId === commandId)).toBe(true);
+    expect((await service.pendingNotifications(SESSION, LOOP)).some((pending) => pending.commandId === commandId)).toBe(true);
   }
 
   const valid = (overrides: Record<string, unknown> = {}) => notification(SESSION, LOOP, overrides);
@@ -107,7 +107,7 @@ describe('completion notification validation (spec section 2)', () => {
       const valid = vectors.filter((vector) => vector.field === null).map((vector) => String(vector.input.command_id).toLowerCase());
       const journal = await service.readJournal(SESSION, 0, 1000);
       expect(journal.map((record) => [record.kind, record.idempotencyId])).toEqual(valid.map((id) => ['process_notification', id]));
-      expect(service.pendingNotifications(SESSION, LOOP).map((pending) => pending.commandId)).toEqual(valid);
+      expect((await service.pendingNotifications(SESSION, LOOP)).map((pending) => pending.commandId)).toEqual(valid);
     });
   });
 
@@ -127,7 +127,7 @@ describe('completion notification validation (spec section 2)', () => {
       const [record] = await service.readJournal(SESSION, first.sequence - 1, 1);
       expect(record).toMatchObject({ sequence: first.sequence, idempotencyId: commandId, loopId: LOOP });
       expect(record!.payload).toEqual({ ...input, command_id: commandId, session_id: SESSION, loop_id: LOOP });
-      expect(service.pendingNotifications(SESSION, LOOP).find((p) => p.commandId === commandId)).toMatchObject({
+      expect((await service.pendingNotifications(SESSION, LOOP)).find((p) => p.commandId === commandId)).toMatchObject({
         sessionId: SESSION,
         loopId: LOOP,
         sequence: first.sequence,

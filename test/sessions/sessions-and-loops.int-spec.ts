@@ -21,10 +21,10 @@ describe('sessions and loops', () => {
     const { sessionId, token } = await app.service.openSession();
     const other = await app.service.openSession();
     expect(token.length).toBeGreaterThanOrEqual(22); // at least 128 bits, base64url
-    expect(app.service.authenticate(token)).toBe(sessionId);
-    expect(app.service.authenticate(other.token)).toBe(other.sessionId);
-    expect(app.service.authenticate(`${token}x`)).toBeUndefined();
-    expect(app.service.authenticate('')).toBeUndefined();
+    expect(await app.service.authenticate(token)).toBe(sessionId);
+    expect(await app.service.authenticate(other.token)).toBe(other.sessionId);
+    expect(await app.service.authenticate(`${token}x`)).toBeUndefined();
+    expect(await app.service.authenticate('')).toBeUndefined();
   });
 
   it('opens, lists and stops loops', async () => {
@@ -33,7 +33,7 @@ describe('sessions and loops', () => {
     const foreign = await app.service.openLoop(sessionId, { engine: 'foreign', loopId: randomUUID() });
     expect(native).toMatchObject({ sessionId, engine: 'native', state: 'running', capacity: 8, pending: 0 });
     expect(foreign).toMatchObject({ engine: 'foreign', state: 'running' });
-    expect(app.service.getSession(sessionId).loops.map((l) => l.loopId)).toEqual([native.loopId, foreign.loopId]);
+    expect((await app.service.getSession(sessionId)).loops.map((l) => l.loopId)).toEqual([native.loopId, foreign.loopId]);
     await expect(app.service.openLoop(sessionId, { loopId: native.loopId })).rejects.toBeInstanceOf(AlreadyExistsError);
     await expect(app.service.openLoop(sessionId, { loopId: 'x' })).rejects.toMatchObject({ field: 'loop_id' });
     await expect(app.service.openLoop(sessionId, { engine: 'other' as never })).rejects.toMatchObject({ field: 'engine' });
@@ -41,14 +41,16 @@ describe('sessions and loops', () => {
 
     await expect(app.service.stopLoop(sessionId, native.loopId)).resolves.toMatchObject({ state: 'stopped' });
     await expect(app.service.stopLoop(sessionId, native.loopId)).resolves.toMatchObject({ state: 'stopped' });
-    expect(() => app.service.getLoop(sessionId, randomUUID())).toThrow(LoopNotFoundError);
-    expect(() => app.service.getLoop(sessionId.toUpperCase(), native.loopId.toUpperCase())).not.toThrow();
+    await expect(app.service.getLoop(sessionId, randomUUID())).rejects.toThrow(LoopNotFoundError);
+    await expect(app.service.getLoop(sessionId.toUpperCase(), native.loopId.toUpperCase())).resolves.toMatchObject({
+      loopId: native.loopId,
+    });
   });
 
   it('answers ids that are not strings with a validation error, not a crash', async () => {
     const { sessionId } = await app.service.openSession();
-    expect(() => app.service.getSession(5 as never)).toThrow(expect.objectContaining({ field: 'session_id' }));
-    expect(() => app.service.getLoop(sessionId, null as never)).toThrow(expect.objectContaining({ field: 'loop_id' }));
+    await expect(app.service.getSession(5 as never)).rejects.toThrow(expect.objectContaining({ field: 'session_id' }));
+    await expect(app.service.getLoop(sessionId, null as never)).rejects.toThrow(expect.objectContaining({ field: 'loop_id' }));
     await expect(app.service.openSession(7 as never)).rejects.toMatchObject({ field: 'session_id' });
     await expect(app.service.openLoop(sessionId, { loopId: {} as never })).rejects.toMatchObject({ field: 'loop_id' });
   });

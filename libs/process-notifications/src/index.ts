@@ -1,7 +1,12 @@
 // The public API of the process-notifications library. Nothing else is imported from outside.
 export { ProcessNotificationsModule } from './process-notifications.module.js';
 export type { ProcessNotificationsModuleOptions } from './process-notifications-options.interface.js';
-export { DEFAULT_LOOP_CAPACITY, DEFAULT_MAX_LOOPS_PER_SESSION, DEFAULT_RETENTION_DAYS } from './process-notifications.module-definition.js';
+export {
+  DEFAULT_LEASE_TTL_MS,
+  DEFAULT_LOOP_CAPACITY,
+  DEFAULT_MAX_LOOPS_PER_SESSION,
+  DEFAULT_RETENTION_DAYS,
+} from './process-notifications.module-definition.js';
 export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './database/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
@@ -39,6 +44,8 @@ export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
 export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 export { LoopLimitError } from './errors/loop-limit.error.js';
+export { OwnerUnavailableError } from './errors/owner-unavailable.error.js';
+export type { SessionOwner } from './ownership/session-ownership.service.js';
 
 export * from './vocabulary/process-vocabulary.js';
 export { isCanonicalUuid, requireCanonicalUuid } from './validation/canonical-uuid.decorator.js';

@@ -30,4 +30,17 @@ export interface ProcessNotificationsModuleOptions {
    * @default 30
    */
   retentionDays?: number;
+  /**
+   * PostgreSQL only: how long this node's ownership of a session lasts without renewal (it is
+   * renewed every third of it). Several nodes may share one database; each session is owned by
+   * one live node at a time (spec section 9). At least 1000.
+   * @default 10000
+   */
+  leaseTtlMs?: number;
+  /**
+   * PostgreSQL only: the base URL at which other nodes reach this one, for them to forward
+   * requests of sessions this node owns. A server sets it once it listens
+   * (`ProcessNotificationsService.advertiseNodeUrl`).
+   */
+  nodeUrl?: string;
 }

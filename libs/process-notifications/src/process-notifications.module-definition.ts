@@ -15,3 +15,6 @@ export const DEFAULT_MAX_LOOPS_PER_SESSION = 1000;
 
 /** Days a consumed notification's or lifecycle record's payload is kept. */
 export const DEFAULT_RETENTION_DAYS = 30;
+
+/** How long a node's ownership of its sessions lasts without a heartbeat (PostgreSQL only). */
+export const DEFAULT_LEASE_TTL_MS = 10_000;

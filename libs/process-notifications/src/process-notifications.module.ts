@@ -23,6 +23,9 @@ import { ShutdownSignal } from './lifecycle/shutdown-signal.service.js';
 import { Loops } from './loops/loops.service.js';
 import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
+import { JournalFeed } from './journal/journal-feed.service.js';
+import { SessionLeases } from './ownership/session-leases.service.js';
+import { SessionOwnership } from './ownership/session-ownership.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -32,8 +35,11 @@ import { Sessions } from './sessions/sessions.service.js';
 @Module({
   imports: [CqrsModule],
   providers: [
+    SessionLeases,
     JournalWriter,
+    JournalFeed,
     JournalRetention,
+    SessionOwnership,
     Sessions,
     Loops,
     JournalRestore,

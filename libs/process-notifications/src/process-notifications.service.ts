@@ -14,6 +14,9 @@ import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
+import { JournalFeed } from './journal/journal-feed.service.js';
+import { SessionLeases } from './ownership/session-leases.service.js';
+import { SessionOwnership, type SessionOwner } from './ownership/session-ownership.service.js';
 import { loopView, recordView, type JournalRecordView, type LoopView, type SessionView } from './process-notifications.views.js';
 
 /**
@@ -29,6 +32,9 @@ export class ProcessNotificationsService {
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
     private readonly retention: JournalRetention,
+    private readonly ownership: SessionOwnership,
+    private readonly leases: SessionLeases,
+    private readonly feed: JournalFeed,
   ) {}
 
   /**
@@ -50,14 +56,52 @@ export class ProcessNotificationsService {
   }
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
-  getSession(sessionId: string): SessionView {
+  async getSession(sessionId: string): Promise<SessionView> {
+    await this.ownership.own(sessionId);
     const session = this.sessions.require(sessionId);
     return { sessionId: session.sessionId, loops: this.loops.ofSession(session.sessionId).map(loopView) };
   }
 
-  /** The session id a bearer token opens, or undefined. Constant-time comparison. */
-  authenticate(token: string): string | undefined {
+  /**
+   * Resolves when the session exists (created on any node), else throws `SessionNotFoundError`.
+   * Takes nothing over: for routes any node serves, such as journal reads.
+   */
+  async requireSession(sessionId: string): Promise<void> {
+    await this.sessions.find(sessionId);
+  }
+
+  /** The session id a bearer token opens, or undefined. Looked up by the token's hash. */
+  authenticate(token: string): Promise<string | undefined> {
     return this.sessions.authenticate(token);
+  }
+
+  /**
+   * Where a session's requests are answered now (several nodes on PostgreSQL, spec section 9):
+   * `self`; `node`, another live node at `url`, to forward to; or `none`, no live owner, so
+   * this node takes the session over on its next call. Always `self` on SQLite. Takes nothing
+   * over; throws `SessionNotFoundError` for an unknown session.
+   */
+  locateOwner(sessionId: string): Promise<SessionOwner> {
+    return this.ownership.locate(sessionId);
+  }
+
+  /** This process's node id (several nodes on PostgreSQL); a restarted process is a new node. */
+  get nodeId(): string {
+    return this.leases.nodeId;
+  }
+
+  /** Sets the base URL at which other nodes reach this one (see the `nodeUrl` option). */
+  advertiseNodeUrl(url: string): Promise<void> {
+    return this.leases.advertise(url);
+  }
+
+  /**
+   * Releases this node's sessions at once, so other nodes take them over without waiting for the
+   * lease TTL; this node then answers `OwnerUnavailableError` for them. Call it at shutdown after
+   * in-flight requests have finished (module destroy does it too).
+   */
+  releaseSessions(): Promise<void> {
+    return this.leases.release();
   }
 
   /**
@@ -65,15 +109,18 @@ export class ProcessNotificationsService {
    * @param engine only `native` loops take process notifications @default 'native'
    */
   async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
+    await this.ownership.own(sessionId);
     return loopView(await this.loops.open(sessionId, options.loopId, options.engine));
   }
 
-  getLoop(sessionId: string, loopId: string): LoopView {
+  async getLoop(sessionId: string, loopId: string): Promise<LoopView> {
+    await this.ownership.own(sessionId);
     return loopView(this.loops.require(sessionId, loopId));
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
+    await this.ownership.own(sessionId);
     return loopView(await this.loops.stop(sessionId, loopId));
   }
 
@@ -103,7 +150,8 @@ export class ProcessNotificationsService {
   }
 
   /** The loop's pending set in acceptance order. */
-  pendingNotifications(sessionId: string, loopId: string): PendingProcessNotification[] {
+  async pendingNotifications(sessionId: string, loopId: string): Promise<PendingProcessNotification[]> {
+    await this.ownership.own(sessionId);
     return this.loops.require(sessionId, loopId).list();
   }
 
@@ -114,7 +162,8 @@ export class ProcessNotificationsService {
 
   /** Journal records of a session after `after`, at most `limit`, in sequence order. */
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
-    const session = this.sessions.require(sessionId);
+    // Any node reads any session's journal: no ownership needed.
+    const session = await this.sessions.find(sessionId);
     return (await this.journal.page(session.sessionId, after, limit)).map(recordView);
   }
 
@@ -155,7 +204,16 @@ export class ProcessNotificationsService {
     return this.journal.records$.pipe(map(recordView));
   }
 
-  /** One session's journal records as they commit, in sequence order. */
+  /**
+   * Emits whenever records of the session may have been committed, by this node or (on
+   * PostgreSQL) any other: a hint to read the journal after the last sequence seen. Together with
+   * {@link readJournal} it makes a gap-free tail that survives a change of owner.
+   */
+  journalChanges(sessionId: string): Observable<void> {
+    return this.feed.changes(sessionId.toLowerCase());
+  }
+
+  /** One session's journal records as this process commits them, in sequence order. */
   recordsOf(sessionId: string): Observable<JournalRecordView> {
     const id = sessionId.toLowerCase();
     // Filter before parsing: this runs inside the append path for every record of every session.

@@ -27,7 +27,7 @@ export async function expectConcurrentIdenticalDeliveries(
   expect(deliveries.filter((d) => d.appended)).toHaveLength(1);
   expect(new Set(deliveries.map((d) => d.sequence)).size).toBe(1);
   expect(await journalCounts(dataSource)).toEqual({ rows: before.rows + 1, distinctIds: before.distinctIds + 1 });
-  expect(service.pendingNotifications(sessionId, loopId).filter((p) => p.commandId === n.command_id)).toHaveLength(1);
+  expect((await service.pendingNotifications(sessionId, loopId)).filter((p) => p.commandId === n.command_id)).toHaveLength(1);
 }
 
 /**
@@ -61,6 +61,6 @@ export async function expectConcurrentCollidingDeliveries(
     expect(error).toMatchObject({ disposition: 'collision', idempotencyId: n.command_id, sequence: delivery.sequence });
   }
   expect(await journalCounts(dataSource)).toEqual({ rows: before.rows + 1, distinctIds: before.distinctIds + 1 });
-  const held = service.pendingNotifications(sessionId, loopId).filter((p) => p.commandId === n.command_id);
+  const held = (await service.pendingNotifications(sessionId, loopId)).filter((p) => p.commandId === n.command_id);
   expect(held).toEqual([expect.objectContaining({ processHandle: `proc-${index}`, sequence: delivery.sequence })]);
 }

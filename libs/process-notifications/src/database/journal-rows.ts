@@ -51,9 +51,11 @@ export class JournalRows {
   private readonly findSql: string;
   private readonly insertSql: string;
   private readonly pruneSql: string;
+  private readonly sessionParameter: string;
 
   constructor(dataSource: DataSource) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    this.sessionParameter = p(0);
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
     this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')}) RETURNING sequence`;
@@ -87,11 +89,15 @@ export class JournalRows {
     return Object.assign(new JournalRecordEntity(), record, { sequence: Number(inserted!.sequence) });
   }
 
-  /** Journaled notifications without a consumed record, in journal order (uses ix_pn_journal_cause). */
-  async pendingNotifications(manager: EntityManager): Promise<PendingRow[]> {
+  /**
+   * Journaled notifications without a consumed record, in journal order (uses
+   * ix_pn_journal_cause): all sessions', or one session's.
+   */
+  async pendingNotifications(manager: EntityManager, sessionId?: string): Promise<PendingRow[]> {
     const rows = (await manager.query(
       `SELECT j.sequence, j.session_id, j.loop_id, j.payload FROM pn_journal j
-       WHERE j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`,
+       WHERE ${this.ofSession('j', sessionId)} j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`,
+      sessionId === undefined ? [] : [sessionId],
     )) as JournalRow[];
     return rows.map((row) => ({
       sequence: Number(row.sequence),
@@ -101,15 +107,23 @@ export class JournalRows {
     }));
   }
 
-  /** Every loop stop record. */
-  async loopStops(manager: EntityManager): Promise<LoopStopRow[]> {
+  /** Every loop stop record: all sessions', or one session's. */
+  async loopStops(manager: EntityManager, sessionId?: string): Promise<LoopStopRow[]> {
     const kind: JournalKind = 'loop_stopped';
-    const rows = (await manager.query(`SELECT session_id, loop_id, payload FROM pn_journal WHERE kind = '${kind}'`)) as JournalRow[];
+    const rows = (await manager.query(
+      `SELECT session_id, loop_id, payload FROM pn_journal j WHERE ${this.ofSession('j', sessionId)} kind = '${kind}'`,
+      sessionId === undefined ? [] : [sessionId],
+    )) as JournalRow[];
     return rows.map((row) => ({
       sessionId: String(row.session_id),
       loopId: String(row.loop_id),
       pending: (JSON.parse(String(row.payload)) as { pending: string[] }).pending,
     }));
+  }
+
+  // The condition (and its AND) that keeps a query to one session, or nothing for all sessions.
+  private ofSession(alias: string, sessionId: string | undefined): string {
+    return sessionId === undefined ? '' : `${alias}.session_id = ${this.sessionParameter} AND`;
   }
 
   /** Drops up to `limit` prunable payloads older than `cutoff` (RFC 3339, UTC); returns how many. */

@@ -7,6 +7,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
+import { SessionLeases } from '../ownership/session-leases.service.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -36,7 +37,7 @@ describe('JournalWriter (real in-memory SQLite)', () => {
 
   beforeEach(async () => {
     dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
-    writer = new JournalWriter(dataSource);
+    writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
     published = [];
     writer.records$.subscribe((record) => published.push(record));
     commits = [];

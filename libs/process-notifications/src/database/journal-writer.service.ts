@@ -14,13 +14,32 @@ import type { JournalAppend, JournalDraft } from '../journal/journal-draft.inter
 import { JournalOutage } from './journal-outage.js';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
+import { LoopEntity } from './loop.entity.js';
+import { SessionEntity } from './session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
 import { isStoreFailure } from './store-failure.js';
+import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
+import { SessionLeases } from '../ownership/session-leases.service.js';
 
-type Outcome<T> = { value: T; written: JournalRecordEntity[] };
+/** The PostgreSQL channel every committed batch notifies, with the sessions it wrote. */
+export const JOURNAL_CHANNEL = 'pn_journal';
+/** A notification payload meaning "any session may have new records". */
+export const ANY_SESSION = '*';
+// NOTIFY payloads must stay under 8000 bytes.
+const MAX_NOTIFY_PAYLOAD = 7_900;
+
+// `refused`: this job alone is answered with a domain error (e.g. fenced); the batch goes on.
+type Outcome<T> = { value: T; written: JournalRecordEntity[]; refused?: ProcessNotificationsError };
+
+/** The session whose lease a job's transaction must still hold, at the epoch it was queued with. */
+interface Fence {
+  readonly sessionId: string;
+  readonly epoch: number;
+}
 
 interface Job {
   run(manager: EntityManager): Promise<Outcome<unknown>>;
+  fence?: Fence;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   timer?: NodeJS.Timeout;
@@ -42,6 +61,14 @@ interface SqliteConnection {
   readonly open: boolean;
   readonly inTransaction: boolean;
   exec(sql: string): unknown;
+}
+
+/** Rows restore rebuilds the in-memory state from. */
+export interface RestoreRows {
+  readonly sessions: SessionEntity[];
+  readonly loops: LoopEntity[];
+  readonly pending: PendingRow[];
+  readonly stops: LoopStopRow[];
 }
 
 type BatchResult = { outcomes: Outcome<unknown>[] } | { error: unknown; retryAlone: boolean };
@@ -96,6 +123,7 @@ export class JournalWriter {
 
   constructor(
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
+    private readonly leases: SessionLeases,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
     this.rows = new JournalRows(dataSource);
@@ -111,7 +139,7 @@ export class JournalWriter {
    * {@link IdempotencyCollisionError}; any store failure throws {@link JournalUnavailableError}.
    */
   async append(draft: JournalDraft): Promise<JournalAppend> {
-    const result = await this.enqueue((manager) => this.appendWithin(manager, draft));
+    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId);
     if ('collision' in result) throw new IdempotencyCollisionError(draft.idempotencyId, result.collision.sequence);
     return result;
   }
@@ -121,25 +149,31 @@ export class JournalWriter {
    * `journal`. A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
    * without failing the batch it shares with other callers, so it must be thrown before the work
    * writes anything.
+   * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
+   *   commits only while this node holds its lease (else `OwnerUnavailableError`)
    */
-  async write<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>): Promise<T> {
-    const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(async (manager) => {
-      const written: JournalRecordEntity[] = [];
-      const journal: JournalTransaction = {
-        append: async (draft) => {
-          const { value, written: appended } = await this.appendWithin(manager, draft);
-          if ('collision' in value) throw new IdempotencyCollisionError(draft.idempotencyId, value.collision.sequence);
-          written.push(...appended);
-          return value;
-        },
-      };
-      try {
-        return { value: { done: await work(manager, journal) }, written };
-      } catch (error) {
-        if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written };
-        throw error;
-      }
-    });
+  async write<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+    const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(
+      async (manager) => {
+        const written: JournalRecordEntity[] = [];
+        const journal: JournalTransaction = {
+          append: async (draft) => {
+            const { value, written: appended } = await this.appendWithin(manager, draft);
+            if ('collision' in value) throw new IdempotencyCollisionError(draft.idempotencyId, value.collision.sequence);
+            written.push(...appended);
+            return value;
+          },
+        };
+        try {
+          return { value: { done: await work(manager, journal) }, written };
+        } catch (error) {
+          if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written };
+          throw error;
+        }
+      },
+      this.timeoutMs,
+      sessionId,
+    );
     if ('refused' in outcome) throw outcome.refused;
     return outcome.done;
   }
@@ -168,12 +202,20 @@ export class JournalWriter {
     );
   }
 
-  /** What restore needs: still-pending notifications and loop stop records, in one read. */
-  restoreRows(): Promise<{ pending: PendingRow[]; stops: LoopStopRow[] }> {
-    return this.read(async (manager) => ({
-      pending: await this.rows.pendingNotifications(manager),
-      stops: await this.rows.loopStops(manager),
-    }));
+  /**
+   * What restore needs, in one read: sessions, loops, still-pending notifications and loop stop
+   * records; of every session, or of one.
+   */
+  restoreRows(sessionId?: string): Promise<RestoreRows> {
+    return this.read(async (manager) => {
+      const where = sessionId === undefined ? {} : { sessionId };
+      return {
+        sessions: await manager.find(SessionEntity, { where }),
+        loops: await manager.find(LoopEntity, { where }),
+        pending: await this.rows.pendingNotifications(manager, sessionId),
+        stops: await this.rows.loopStops(manager, sessionId),
+      };
+    });
   }
 
   /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
@@ -241,13 +283,23 @@ export class JournalWriter {
     return { value: { record, appended: true }, written: [record] };
   }
 
-  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs = this.timeoutMs): Promise<T> {
+  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs = this.timeoutMs, sessionId?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.queue.length >= MAX_QUEUED) {
         reject(new JournalUnavailableError(`${MAX_QUEUED} writes are already waiting for the database`));
         return;
       }
-      const job: Job = { run, resolve: resolve as (value: unknown) => void, reject, settled: false };
+      let fence: Fence | undefined;
+      if (sessionId !== undefined && this.leases.enabled) {
+        // The epoch the caller's view of the session comes from: a later owner's epoch won't do.
+        const epoch = this.leases.heldEpoch(sessionId);
+        if (epoch === undefined) {
+          reject(new OwnerUnavailableError(sessionId, 1, 'this node does not hold its lease'));
+          return;
+        }
+        fence = { sessionId, epoch };
+      }
+      const job: Job = { run, fence, resolve: resolve as (value: unknown) => void, reject, settled: false };
       job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
       this.queue.push(job);
       if (!this.draining) {
@@ -325,7 +377,16 @@ export class JournalWriter {
     }
     const outcomes: Outcome<unknown>[] = [];
     try {
-      for (const job of batch) outcomes.push(await job.run(runner.manager));
+      const fenced = new Map<string, boolean>();
+      for (const job of batch) {
+        if (job.fence && !(await this.holdsLease(runner.manager, job.fence, fenced))) {
+          const refused = new OwnerUnavailableError(job.fence.sessionId, 1, 'this node lost its lease');
+          outcomes.push({ value: undefined, written: [], refused });
+          continue;
+        }
+        outcomes.push(await job.run(runner.manager));
+      }
+      await this.notifyReaders(runner, outcomes);
     } catch (error) {
       await this.abort(runner, error);
       return { error, retryAlone: !isStoreFailure(error) };
@@ -341,8 +402,33 @@ export class JournalWriter {
     }
     this.releasePooled(runner);
     this.outage.succeeded();
+    for (const [i, job] of batch.entries()) {
+      // Fenced: this node's view of the session is stale; drop it (the next request re-acquires).
+      if (outcomes[i]!.refused instanceof OwnerUnavailableError && job.fence) this.leases.lose(job.fence.sessionId, job.fence.epoch);
+    }
     this.commits.next({ size: batch.length, seconds: (performance.now() - started) / 1000 });
     return { outcomes };
+  }
+
+  // Once per session and transaction: the lease row is then held FOR SHARE until COMMIT.
+  private async holdsLease(manager: EntityManager, fence: Fence, checked: Map<string, boolean>): Promise<boolean> {
+    const key = `${fence.sessionId}@${fence.epoch}`;
+    let holds = checked.get(key);
+    if (holds === undefined) {
+      holds = await this.leases.fence(manager, fence.sessionId, fence.epoch);
+      checked.set(key, holds);
+    }
+    return holds;
+  }
+
+  // PostgreSQL: one NOTIFY per committed batch (NOTIFY serializes commits, so never one per
+  // record), naming the sessions written; readers on every node take it as a wake-up hint.
+  private async notifyReaders(runner: QueryRunner, outcomes: Outcome<unknown>[]): Promise<void> {
+    if (!this.leases.enabled) return;
+    const sessions = new Set(outcomes.flatMap((outcome) => outcome.written.map((record) => record.sessionId)));
+    if (sessions.size === 0) return;
+    const listed = [...sessions].join(',');
+    await runner.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, listed.length <= MAX_NOTIFY_PAYLOAD ? listed : ANY_SESSION]);
   }
 
   private async begin(): Promise<QueryRunner> {
@@ -432,7 +518,9 @@ export class JournalWriter {
       if (job.settled) return;
       job.settled = true;
       clearTimeout(job.timer);
-      job.resolve(outcomes[i]!.value);
+      const { refused, value } = outcomes[i]!;
+      if (refused) job.reject(refused);
+      else job.resolve(value);
     });
   }
 }

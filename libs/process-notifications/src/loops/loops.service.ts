@@ -57,7 +57,7 @@ export class Loops {
       const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt: new Date().toISOString() });
       await manager.insert(LoopEntity, row);
       return row;
-    });
+    }, sessionId);
     return this.add(entity);
   }
 
@@ -108,7 +108,7 @@ export class Loops {
           idempotencyId: `stopped:${loop.loopId}`,
           payload: { loop_id: loop.loopId, pending: loop.list().map((notification) => notification.commandId) },
         });
-      });
+      }, loop.sessionId);
     } catch (error) {
       if (stoppedHere) loop.undoStop();
       throw error;
@@ -123,9 +123,22 @@ export class Loops {
     for (const entity of loops) this.add(entity);
   }
 
+  /** Replaces one session's actors with its persisted loops, pending sets empty (takeover). */
+  loadSession(sessionId: string, loops: readonly LoopEntity[]): void {
+    this.unloadSession(sessionId);
+    for (const entity of loops) this.add(entity);
+  }
+
+  /** Forgets one session's actors (another node owns the session now). */
+  unloadSession(sessionId: string): void {
+    for (const loop of this.bySession.get(sessionId)?.values() ?? []) this.pendingTotal -= loop.size;
+    this.bySession.delete(sessionId);
+  }
+
   private add(entity: LoopEntity): ProcessLoop {
-    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
-      this.pendingTotal += delta;
+    const loop: ProcessLoop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
+      // A loop unloaded at a takeover no longer counts here.
+      if (this.find(loop.sessionId, loop.loopId) === loop) this.pendingTotal += delta;
     });
     let ofSession = this.bySession.get(entity.sessionId);
     if (!ofSession) this.bySession.set(entity.sessionId, (ofSession = new Map()));

@@ -1,16 +1,17 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { LoopEntity } from '../database/loop.entity.js';
-import { SessionEntity } from '../database/session.entity.js';
-import { JournalWriter } from '../database/journal-writer.service.js';
+import { JournalWriter, type RestoreRows } from '../database/journal-writer.service.js';
 import { Loops } from '../loops/loops.service.js';
 import { pendingFromPayload } from '../loops/pending-from-payload.js';
+import { SessionLeases } from '../ownership/session-leases.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 
 /**
- * Restore at module start (spec section 5): sessions, loops, and every running native loop's
- * pending set from the journal, all notifications journaled for it in journal order minus those
- * consumed; a stopped loop gets back exactly what it held when it stopped. Restored
- * notifications bypass dispatch and capacity, so nothing journaled is dropped.
+ * Restore (spec section 5): sessions, loops, and every running native loop's pending set from
+ * the journal, all notifications journaled for it in journal order minus those consumed; a
+ * stopped loop gets back exactly what it held when it stopped. Restored notifications bypass
+ * dispatch and capacity, so nothing journaled is dropped. With one process (SQLite) everything
+ * is restored at module start; with several nodes (PostgreSQL) each session is restored when
+ * this node takes its lease.
  */
 @Injectable()
 export class JournalRestore implements OnModuleInit {
@@ -18,21 +19,30 @@ export class JournalRestore implements OnModuleInit {
     private readonly writer: JournalWriter,
     private readonly sessions: Sessions,
     private readonly loops: Loops,
+    private readonly leases: SessionLeases,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const { sessions, loops } = await this.writer.read(async (manager) => ({
-      sessions: await manager.find(SessionEntity),
-      loops: await manager.find(LoopEntity),
-    }));
+    if (this.leases.enabled) return;
     // Only what is still pending: the cost follows the pending sets, not the whole history.
-    const { pending, stops } = await this.writer.restoreRows();
+    const rows = await this.writer.restoreRows();
+    this.sessions.load(rows.sessions);
+    this.loops.load(rows.loops);
+    this.restorePending(rows);
+  }
+
+  /** Rebuilds one session's loops and pending sets (this node has just taken its lease). */
+  async restoreSession(sessionId: string): Promise<void> {
+    const rows = await this.writer.restoreRows(sessionId);
+    for (const session of rows.sessions) this.sessions.add(session);
+    this.loops.loadSession(sessionId, rows.loops);
+    this.restorePending(rows);
+  }
+
+  private restorePending({ pending, stops }: RestoreRows): void {
     // What each stopped loop held when it stopped; a loop stopped by an older version without
     // such a record restores nothing (spec section 5 rebuilds running loops only).
     const heldAtStop = new Map(stops.map((stop) => [`${stop.sessionId}/${stop.loopId}`, new Set(stop.pending)]));
-
-    this.sessions.load(sessions);
-    this.loops.load(loops);
     for (const record of pending) {
       const loop = this.loops.find(record.sessionId, record.loopId);
       if (!loop || loop.engine !== 'native') continue;

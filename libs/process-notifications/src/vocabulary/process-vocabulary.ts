@@ -87,6 +87,7 @@ export const ERROR_CODES = [
   'idempotency_collision',
   'delivery_stopped',
   'journal_unavailable',
+  'owner_unavailable',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

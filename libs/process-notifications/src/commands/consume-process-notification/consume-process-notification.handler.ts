@@ -4,6 +4,7 @@ import { ProcessNotificationConsumedEvent } from '../../events/process-notificat
 import { consumedRecord } from '../../journal/consumed-record.js';
 import { JournalWriter } from '../../database/journal-writer.service.js';
 import { Loops } from '../../loops/loops.service.js';
+import { SessionOwnership } from '../../ownership/session-ownership.service.js';
 import { requireCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { ConsumeProcessNotificationCommand } from './consume-process-notification.command.js';
 import type { NotificationConsumption } from './notification-consumption.interface.js';
@@ -12,12 +13,14 @@ import type { NotificationConsumption } from './notification-consumption.interfa
 export class ConsumeProcessNotificationHandler implements ICommandHandler<ConsumeProcessNotificationCommand> {
   constructor(
     private readonly loops: Loops,
+    private readonly ownership: SessionOwnership,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
 
   async execute(command: ConsumeProcessNotificationCommand): Promise<NotificationConsumption> {
     const commandId = requireCanonicalUuid(command.commandId, 'command_id');
+    await this.ownership.own(command.sessionId);
     const loop = this.loops.require(command.sessionId, command.loopId);
 
     if (loop.has(commandId)) {

@@ -3,6 +3,7 @@ import { ProcessNotificationAcceptedEvent } from '../../events/process-notificat
 import { JournalWriter } from '../../database/journal-writer.service.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';
+import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';
 import { DispatchProcessNotificationCommand } from './dispatch-process-notification.command.js';
 
 const DUPLICATE: LoopAnswer = { disposition: 'duplicate' };
@@ -23,7 +24,9 @@ export class DispatchProcessNotificationHandler implements ICommandHandler<Dispa
   async execute({ notification, appended, reply }: DispatchProcessNotificationCommand): Promise<void> {
     // Never throw: the caller is waiting on `reply`, and a throw here would only be logged.
     try {
-      const loop = this.loops.require(notification.sessionId, notification.loopId);
+      const loop = this.loops.find(notification.sessionId, notification.loopId);
+      // Journaled, but the session moved to another node meanwhile: its retry is answered there.
+      if (!loop) throw new OwnerUnavailableError(notification.sessionId, 1, 'the session moved to another node');
       // One command id is handed to its loop once: only a retry (nothing appended) of one the
       // loop no longer holds can have been consumed, so only that case reads the journal.
       const consumed =

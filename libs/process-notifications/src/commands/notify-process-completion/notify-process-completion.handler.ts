@@ -10,6 +10,7 @@ import { pendingFromPayload } from '../../loops/pending-from-payload.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';
 import { ShutdownSignal } from '../../lifecycle/shutdown-signal.service.js';
+import { SessionOwnership } from '../../ownership/session-ownership.service.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { NotificationDelivery } from './notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './notify-process-completion.command.js';
@@ -25,6 +26,7 @@ const SHUTTING_DOWN: LoopAnswer = { disposition: 'stopped', cause: 'loop_stopped
 export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyProcessCompletionCommand> {
   constructor(
     private readonly loops: Loops,
+    private readonly ownership: SessionOwnership,
     private readonly shutdown: ShutdownSignal,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
@@ -34,6 +36,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, notification);
     const caller = sessionId.toLowerCase();
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
+    await this.ownership.own(dto.session_id);
     const loop = this.loops.require(dto.session_id, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 

@@ -8,7 +8,7 @@ import { ProcessStartedEvent } from '../../events/process-started.event.js';
 import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.event.js';
 import { canonicalPayload } from '../../journal/canonical-payload.js';
 import { JournalWriter } from '../../database/journal-writer.service.js';
-import { Sessions } from '../../sessions/sessions.service.js';
+import { SessionOwnership } from '../../ownership/session-ownership.service.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';
 import type { LifecyclePublication } from './lifecycle-publication.interface.js';
@@ -30,7 +30,7 @@ const EVENT_OF: Record<LifecycleKind, new (record: ProcessLifecycleRecord, seque
 @CommandHandler(PublishProcessLifecycleCommand)
 export class PublishProcessLifecycleHandler implements ICommandHandler<PublishProcessLifecycleCommand> {
   constructor(
-    private readonly sessions: Sessions,
+    private readonly ownership: SessionOwnership,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
   ) {}
@@ -47,7 +47,7 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
       throw new OwnerMismatchError(caller, claimed.toLowerCase());
     }
     const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, record);
-    this.sessions.require(caller);
+    await this.ownership.own(caller);
 
     // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
     const payload = canonicalPayload(dto, ProcessLifecycleRecordDto.schema.properties);

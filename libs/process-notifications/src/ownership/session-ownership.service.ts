@@ -1,0 +1,104 @@
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { Subscription } from 'rxjs';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
+import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
+import { Loops } from '../loops/loops.service.js';
+import { JournalRestore } from '../restore/journal-restore.service.js';
+import { Sessions } from '../sessions/sessions.service.js';
+import { idOf } from '../validation/canonical-uuid.decorator.js';
+import { SessionLeases } from './session-leases.service.js';
+
+/** Where a session's requests are answered (see `ProcessNotificationsService.locateOwner`). */
+export type SessionOwner =
+  | { readonly kind: 'self' }
+  | { readonly kind: 'node'; readonly nodeId: string; readonly url: string; readonly retryAfterSeconds: number }
+  | { readonly kind: 'none' };
+
+/**
+ * Makes this node the owner of a session before anything reads or changes its loops: on
+ * PostgreSQL it takes the session's lease when no live node holds it and restores the session
+ * from the journal, or refuses with `OwnerUnavailableError` while another live node holds it.
+ * On SQLite every session is this process's.
+ */
+@Injectable()
+export class SessionOwnership implements OnModuleDestroy {
+  // One takeover per session at a time; concurrent callers wait for the same one.
+  private readonly claims = new Map<string, Promise<void>>();
+  private readonly lostSubscription: Subscription;
+
+  constructor(
+    private readonly leases: SessionLeases,
+    private readonly sessions: Sessions,
+    private readonly loops: Loops,
+    private readonly restore: JournalRestore,
+  ) {
+    this.lostSubscription = leases.lost$.subscribe((sessionId) => this.loops.unloadSession(sessionId));
+  }
+
+  /**
+   * Resolves once this node owns the session (its loops are then loaded); `SessionNotFoundError`
+   * for an unknown session, `OwnerUnavailableError` while another live node owns it.
+   */
+  async own(sessionId: string): Promise<void> {
+    if (!this.leases.enabled) {
+      this.sessions.require(sessionId);
+      return;
+    }
+    const id = idOf(sessionId, 'session_id');
+    if (this.leases.epochOf(id) !== undefined) return;
+    let claim = this.claims.get(id);
+    if (!claim) {
+      claim = this.claim(id)
+        .catch((error: unknown) => {
+          throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+        })
+        .finally(() => this.claims.delete(id));
+      this.claims.set(id, claim);
+    }
+    await claim;
+  }
+
+  /** Where the session is answered now, without taking it over (`none`: by whoever asks next). */
+  async locate(sessionId: string): Promise<SessionOwner> {
+    if (!this.leases.enabled) return { kind: 'self' };
+    const id = idOf(sessionId, 'session_id');
+    if (this.leases.epochOf(id) !== undefined) return { kind: 'self' };
+    const where = await this.leases.locate(id);
+    return where.owner === 'node'
+      ? { kind: 'node', nodeId: where.nodeId, url: where.url, retryAfterSeconds: where.retryAfterSeconds }
+      : { kind: 'none' };
+  }
+
+  private async claim(sessionId: string): Promise<void> {
+    const where = await this.leases.locate(sessionId);
+    const held = this.leases.heldEpoch(sessionId);
+    if (held !== undefined) {
+      // This node's heartbeat went stale (frozen, or the database was away): still its own?
+      if (where.owner === 'self' && where.epoch === held) {
+        await this.leases.heartbeat();
+        return;
+      }
+      this.leases.lose(sessionId, held);
+    }
+    if (where.owner === 'node') {
+      throw new OwnerUnavailableError(sessionId, where.retryAfterSeconds, `node ${where.nodeId} owns it`);
+    }
+    const epoch = await this.leases.acquire(sessionId).catch((error: unknown) => {
+      // lock_timeout: the old owner is frozen inside a transaction; its connection times out.
+      if ((error as { code?: string }).code === '55P03') throw new OwnerUnavailableError(sessionId, 1, 'the old owner is still committing');
+      throw error;
+    });
+    if (epoch === undefined) {
+      const now = await this.leases.locate(sessionId);
+      throw new OwnerUnavailableError(sessionId, now.owner === 'node' ? now.retryAfterSeconds : 1, 'another node took it first');
+    }
+    // The steal waited for the old owner's last transaction: the journal read now is complete.
+    await this.restore.restoreSession(sessionId);
+    this.leases.hold(sessionId, epoch);
+  }
+
+  onModuleDestroy(): void {
+    this.lostSubscription.unsubscribe();
+  }
+}
