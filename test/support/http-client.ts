@@ -18,6 +18,8 @@ export function jsonRequest(
   method: string,
   token: string | undefined,
   body?: unknown,
+  /** Gives up (error `ETIMEDOUT`) when no answer came in this time. */
+  timeoutMs?: number,
 ): Promise<HttpAnswer> {
   return new Promise((resolve) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -45,6 +47,9 @@ export function jsonRequest(
       res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     });
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    if (timeoutMs !== undefined) {
+      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })));
+    }
     req.end(payload);
   });
 }

@@ -1,0 +1,142 @@
+import { Agent, request } from 'node:http';
+import { DataSource } from 'typeorm';
+import { jsonRequest, type HttpAnswer } from '../../support/http-client.js';
+import { SERVER_ADMIN_TOKEN, ServerProcess } from '../../support/server-process.js';
+import { notification } from '../../support/test-app.js';
+
+/** A session with one native loop, and its token. */
+export interface ClusterSession {
+  readonly sessionId: string;
+  readonly token: string;
+  readonly loopId: string;
+}
+
+/** A notification and the final answer a retrying client got for it. */
+export interface Delivery {
+  readonly sessionId: string;
+  readonly commandId: string;
+  readonly answer: HttpAnswer;
+}
+
+// A client retries a 503 or a broken connection with the same body, on another node.
+const RETRIED = (answer: HttpAnswer): boolean => answer.error !== undefined || answer.status === 503;
+
+/**
+ * Real server processes (`dist/src/main.js`) on one PostgreSQL schema, and a client that sends
+ * to random nodes and retries with the same body, as a supervisor behind a load balancer does.
+ */
+export class Cluster {
+  readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  readonly nodes: ServerProcess[] = [];
+  private constructor(
+    readonly databaseUrl: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** Starts `count` nodes; the first alone, so that it runs the migrations. */
+  static async start(count: number, databaseUrl: string, env: Record<string, string> = {}): Promise<Cluster> {
+    const cluster = new Cluster(databaseUrl, env);
+    await cluster.addNode();
+    await Promise.all(Array.from({ length: count - 1 }, () => cluster.addNode()));
+    return cluster;
+  }
+
+  async addNode(): Promise<ServerProcess> {
+    const node = await ServerProcess.start({
+      PN_DATABASE_URL: this.databaseUrl,
+      PN_LOOP_CAPACITY: '1000000',
+      PN_LOG_LEVEL: 'warn',
+      ...this.env,
+    });
+    this.nodes.push(node);
+    return node;
+  }
+
+  /** A random node, dead ones included: a load balancer finds out late too. */
+  any(): ServerProcess {
+    return this.nodes[Math.floor(Math.random() * this.nodes.length)]!;
+  }
+
+  call(node: ServerProcess, method: string, path: string, token: string | undefined, body?: unknown): Promise<HttpAnswer> {
+    // A client gives up on a node that does not answer (frozen, say) and retries elsewhere.
+    return jsonRequest(this.agent, `${node.url}${path}`, method, token, body, 5_000);
+  }
+
+  /** Opens a session (through `via`) with one loop (through a random node). */
+  async openSession(via: ServerProcess = this.any(), loopVia?: ServerProcess): Promise<ClusterSession> {
+    const created = await this.call(via, 'POST', '/v1/sessions', SERVER_ADMIN_TOKEN);
+    const { session_id: sessionId, token } = created.body as { session_id: string; token: string };
+    const loop = await this.retrying(() => this.call(loopVia ?? this.any(), 'POST', `/v1/sessions/${sessionId}/loops`, token));
+    if (loop.status !== 201) throw new Error(`opening a loop answered ${JSON.stringify(loop)}`);
+    return { sessionId, token, loopId: (loop.body as { loop_id: string }).loop_id };
+  }
+
+  /** Sends a new notification for the session to random nodes until a final answer. */
+  async deliver(session: ClusterSession, via?: () => ServerProcess): Promise<Delivery> {
+    const n = notification(session.sessionId, session.loopId);
+    const answer = await this.retrying(() =>
+      this.call((via ?? (() => this.any()))(), 'POST', `/v1/sessions/${session.sessionId}/process-completions`, session.token, n),
+    );
+    return { sessionId: session.sessionId, commandId: n.command_id as string, answer };
+  }
+
+  /** Repeats `attempt` on 503 and broken connections, for at most 60 s. */
+  async retrying(attempt: () => Promise<HttpAnswer>): Promise<HttpAnswer> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const answer = await attempt();
+      if (!RETRIED(answer) || (answer.status === 503 && (answer.body as { code?: string }).code === 'delivery_stopped')) return answer;
+      if (Date.now() > deadline) throw new Error(`no final answer within 60 s; last: ${JSON.stringify(answer)}`);
+      // The client's back-off (a supervisor honours Retry-After; shorter here to keep tests short).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** The node process whose node id the database names as the session's owner, if alive. */
+  async ownerOf(db: DataSource, sessionId: string): Promise<ServerProcess | undefined> {
+    const [row] = (await db.query(
+      'SELECT n.url FROM pn_session_leases l JOIN pn_nodes n ON n.node_id = l.owner_node WHERE l.session_id = $1 AND n.expires_at > now()',
+      [sessionId],
+    )) as Array<{ url: string }>;
+    return this.nodes.find((node) => node.url === row?.url);
+  }
+
+  async stop(): Promise<void> {
+    this.agent.destroy();
+    for (const node of this.nodes) await node.stop('SIGKILL');
+  }
+}
+
+/** A database connection of the test's own, in the cluster's schema. */
+export function connectSchema(databaseUrl: string): Promise<DataSource> {
+  return new DataSource({ type: 'postgres', url: databaseUrl, poolSize: 2 }).initialize();
+}
+
+/** An SSE client: every `id:` it receives, in order, until `close()`. */
+export function openEventStream(url: string, token: string): { ids: number[]; close: () => void; opened: Promise<number> } {
+  const ids: number[] = [];
+  let buffer = '';
+  let done = (): void => undefined;
+  const opened = new Promise<number>((resolve, reject) => {
+    const req = request(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' } });
+    req.on('response', (res) => {
+      resolve(res.statusCode ?? 0);
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const id = /^id: (\d+)$/m.exec(event)?.[1];
+          if (id) ids.push(Number(id));
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end();
+    done = () => req.destroy();
+  });
+  return { ids, close: () => done(), opened };
+}
