@@ -19,7 +19,15 @@ export class LoopsController {
   @Post()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'already_exists', 'loop_limit_reached', 'journal_unavailable')
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    ...AUTH_PROBLEMS,
+    'session_not_found',
+    'owner_unavailable',
+    'already_exists',
+    'loop_limit_reached',
+    'journal_unavailable',
+  )
   async open(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody(new ClosedSchemaPipe(OpenLoopRequestDto)) body: OpenLoopRequestDto,
@@ -30,7 +38,7 @@ export class LoopsController {
   @Get(':lid')
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
-  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found')
   async get(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -42,7 +50,7 @@ export class LoopsController {
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found', 'journal_unavailable')
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found', 'journal_unavailable')
   async stop(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

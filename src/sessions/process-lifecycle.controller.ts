@@ -33,7 +33,15 @@ export class ProcessLifecycleController {
     description: 'Identical retry: nothing new was written (Idempotent-Replayed: true).',
     example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: false },
   })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'owner_mismatch', 'session_not_found', 'idempotency_collision', 'journal_unavailable')
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    ...AUTH_PROBLEMS,
+    'owner_mismatch',
+    'session_not_found',
+    'owner_unavailable',
+    'idempotency_collision',
+    'journal_unavailable',
+  )
   async publish(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() record: unknown,

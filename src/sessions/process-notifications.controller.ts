@@ -43,6 +43,7 @@ export class ProcessNotificationsController {
     ...AUTH_PROBLEMS,
     'owner_mismatch',
     'session_not_found',
+    'owner_unavailable',
     'loop_not_found',
     'unsupported_engine',
     'idempotency_collision',
@@ -67,7 +68,7 @@ export class ProcessNotificationsController {
   @Get('loops/:lid/process-notifications')
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
-  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found')
   async pending(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -81,7 +82,15 @@ export class ProcessNotificationsController {
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })
   @ApiOkResponse({ type: ConsumptionDto, description: 'A second consume answers consumed: false.' })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found', 'not_found', 'journal_unavailable')
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    ...AUTH_PROBLEMS,
+    'session_not_found',
+    'owner_unavailable',
+    'loop_not_found',
+    'not_found',
+    'journal_unavailable',
+  )
   async consume(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

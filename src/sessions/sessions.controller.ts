@@ -29,7 +29,7 @@ export class SessionsController {
   @Get(':sid')
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
-  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found')
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable')
   async get(@Param('sid', new UuidParamPipe('session_id')) sessionId: string): Promise<SessionDto> {
     return SessionDto.from(await this.service.getSession(sessionId));
   }

@@ -228,6 +228,25 @@ describeOnPostgres('several nodes on one PostgreSQL database (real processes)', 
     expect(await pendingIds(session)).toEqual([before.commandId, n.command_id]);
   }, 60_000);
 
+  it('an owner that died with its lease still running: 503 owner_unavailable, Retry-After until the lease ends, nothing written', async () => {
+    cluster = await Cluster.start(2, schema.databaseUrl, { PN_LEASE_TTL_MS: '60000' });
+    db = await connectSchema(schema.databaseUrl);
+    const [dead, alive] = cluster.nodes as [ReturnType<Cluster['any']>, ReturnType<Cluster['any']>];
+    const session = await cluster.openSession(dead, dead);
+    dead.signal('SIGKILL');
+    await dead.exited;
+    const n = notification(session.sessionId, session.loopId);
+    const answer = await cluster.call(alive, 'POST', `/v1/sessions/${session.sessionId}/process-completions`, session.token, n);
+    expect(answer).toMatchObject({ status: 503, body: { code: 'owner_unavailable', status: 503 } });
+    expect(answer.headers?.['content-type']).toMatch(/^application\/problem\+json/);
+    const retryAfter = Number(answer.headers?.['retry-after']);
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    expect(await journaled(session.sessionId)).toEqual([]);
+    // Reads of the journal need no owner: any node serves them.
+    const page = await cluster.call(alive, 'GET', `/v1/sessions/${session.sessionId}/journal`, session.token);
+    expect(page).toMatchObject({ status: 200, body: { records: [], next_after: 0 } });
+  }, 60_000);
+
   it('identical retries on different nodes de-duplicate; one id sent to every node at once is journaled once', async () => {
     cluster = await Cluster.start(3, schema.databaseUrl, { PN_LEASE_TTL_MS: String(TTL_MS) });
     db = await connectSchema(schema.databaseUrl);

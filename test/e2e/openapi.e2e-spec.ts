@@ -21,6 +21,7 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   internal_error: 500,
   delivery_stopped: 503,
   journal_unavailable: 503,
+  owner_unavailable: 503,
 };
 
 // The routes of the section 8 table, in OpenAPI path syntax.
@@ -135,6 +136,10 @@ describe('OpenAPI document at /docs-json', () => {
     expect(codesOf(ops['post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume']!)).toContain('not_found');
     expect(codesOf(ops['get /v1/sessions/{sid}/events']!)).toContain('stream_limit_reached');
     expect(codesOf(ops['get /healthz']!)).toContain('journal_unavailable');
+    // Answered by the session's owner (spec section 9): every such route may find it unavailable.
+    for (const route of ROUTES.filter((r) => r.includes('{sid}') && !/journal|events/.test(r))) {
+      expect({ route, codes: codesOf(ops[route]!) }).toEqual({ route, codes: expect.arrayContaining(['owner_unavailable']) });
+    }
   });
 
   it('gives examples that match their answer: accepted for 202, duplicate for 200; appended only on 201', () => {
