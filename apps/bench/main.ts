@@ -4,6 +4,7 @@ import type { BenchResult, BenchRow } from './bench-row.interface.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
 import { httpRows } from './http.rows.js';
 import { httpTable } from './http-table.js';
+import { clusterRows } from './cluster.rows.js';
 import { lifecyclePublishRows } from './lifecycle-publish.rows.js';
 import { notifyPathRows } from './notify-path.rows.js';
 import { rawSqliteFloorRows } from './raw-sqlite-floor.rows.js';
@@ -65,6 +66,10 @@ async function main(): Promise<void> {
     httpRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
     (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
   );
+  const cluster = await runRows<HttpRow, HttpResult>(
+    clusterRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
+    (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
+  );
   if (results.length) {
     console.log(`\nprocess-notifications benchmark: ${ITEMS} items per row after ${WARMUP} warm-up, node ${process.version}\n`);
     console.log(resultsTable(results));
@@ -79,6 +84,17 @@ async function main(): Promise<void> {
         `${HTTP_SECONDS} s per row after 2000 warm-up requests\n`,
     );
     console.log(httpTable(http));
+  }
+  if (cluster.length) {
+    console.log(
+      `\nSeveral nodes on PostgreSQL (${process.env.BENCH_POSTGRES_URL ?? 'local server'}): real server processes, ` +
+        `autocannon with ${HTTP_CONNECTIONS} connections split over the nodes, random sessions, ${HTTP_SECONDS} s per row\n`,
+    );
+    console.log(httpTable(cluster));
+    const [one, three] = cluster.map(({ result }) => result.requests / result.seconds);
+    const takeover = (cluster.at(-1)?.row as { takeoverMs?: number } | undefined)?.takeoverMs;
+    if (one && three) console.log(`\n3 nodes / 1 node: ${(three / one).toFixed(2)}x requests/s`);
+    if (takeover !== undefined) console.log(`takeover after SIGKILL of an owner (lease TTL 2 s): ${takeover.toFixed(0)} ms`);
   }
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
