@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { notification } from '../support/test-app.js';
@@ -11,6 +12,16 @@ const describeOnPostgres = admin ? describe : describe.skip;
 
 const TTL_MS = 2_000;
 const SUCCESS = new Set([200, 202]);
+
+/** A TCP port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Waits (one event-loop turn at a time) until `condition` holds. */
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
@@ -245,6 +256,25 @@ describeOnPostgres('several nodes on one PostgreSQL database (real processes)', 
     // Reads of the journal need no owner: any node serves them.
     const page = await cluster.call(alive, 'GET', `/v1/sessions/${session.sessionId}/journal`, session.token);
     expect(page).toMatchObject({ status: 200, body: { records: [], next_after: 0 } });
+  }, 60_000);
+
+  it('a node restarted in place (same URL) takes its sessions back at once, without waiting for the TTL', async () => {
+    const port = await freePort();
+    cluster = await Cluster.start(1, schema.databaseUrl, { PN_LEASE_TTL_MS: '60000', PORT: String(port) });
+    db = await connectSchema(schema.databaseUrl);
+    const [crashed] = cluster.nodes as [ReturnType<Cluster['any']>];
+    const session = await cluster.openSession(crashed, crashed);
+    const before = await cluster.deliver(session, () => crashed);
+    crashed.signal('SIGKILL');
+    await crashed.exited;
+    cluster.nodes.splice(0, 1);
+
+    const restarted = await cluster.addNode();
+    expect(restarted.url).toBe(crashed.url);
+    const n = notification(session.sessionId, session.loopId);
+    const first = await cluster.call(restarted, 'POST', `/v1/sessions/${session.sessionId}/process-completions`, session.token, n);
+    expect(first.status).toBe(202);
+    expect(await pendingIds(session)).toEqual([before.commandId, n.command_id]);
   }, 60_000);
 
   it('identical retries on different nodes de-duplicate; one id sent to every node at once is journaled once', async () => {

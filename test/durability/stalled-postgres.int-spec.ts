@@ -91,12 +91,16 @@ describe('a stalled PostgreSQL', () => {
       .map((record) => record.idempotency_id);
     const sent = [before, ...during].map((n) => n.command_id as string);
     expect(journaled.filter((id) => sent.includes(id)).sort()).toEqual([...sent].sort());
-    const pending = await jsonRequest(
-      undefined,
-      `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`,
-      'GET',
-      token,
-    );
+    // The restarted process is a new node: until the killed one's lease expires (PN_LEASE_TTL_MS)
+    // the session answers 503 owner_unavailable, and a client waits what Retry-After says.
+    const pendingPath = `${second.url}/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`;
+    let pending = await jsonRequest(undefined, pendingPath, 'GET', token);
+    for (let attempt = 0; attempt < 20 && pending.status === 503; attempt++) {
+      expect((pending.body as { code: string }).code).toBe('owner_unavailable');
+      await new Promise((resolve) => setTimeout(resolve, Number(pending.headers?.['retry-after']) * 1000));
+      pending = await jsonRequest(undefined, pendingPath, 'GET', token);
+    }
+    expect(pending.status).toBe(200);
     const pendingIds = (pending.body as { notifications: Array<{ command_id: string }> }).notifications.map((n) => n.command_id);
     expect(pendingIds.filter((id) => sent.includes(id)).sort()).toEqual([...sent].sort());
   });

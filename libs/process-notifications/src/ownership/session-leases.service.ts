@@ -69,10 +69,19 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     this.heartbeatTimer.unref();
   }
 
-  /** Sets the URL other nodes forward this node's sessions to (known once the server listens). */
+  /**
+   * Sets the URL other nodes forward this node's sessions to (known once the server listens).
+   * Another node registered at the same URL is a dead process this one replaces (this one now
+   * listens there), so its sessions are released at once: a restart does not wait for the TTL.
+   */
   async advertise(url: string): Promise<void> {
     this.url = url;
-    if (this.enabled) await this.heartbeat();
+    if (!this.enabled) return;
+    await this.heartbeat();
+    await this.dataSource.query(
+      `UPDATE pn_nodes SET expires_at = now() - interval '1 second' WHERE url = $1 AND node_id <> $2 AND expires_at > now()`,
+      [url, this.nodeId],
+    );
   }
 
   /** The epoch this node holds the session at, while its heartbeat is known to be current. */
