@@ -179,11 +179,23 @@ export class JournalWriter {
   }
 
   /**
-   * Runs a read in the same queue, so it never observes another caller's uncommitted
-   * transaction on a shared SQLite connection.
+   * Runs a read. On SQLite in the same queue, so it never observes another caller's uncommitted
+   * transaction on the one shared connection; on PostgreSQL on a pooled connection, so reads
+   * (journal pages, event streams, lookups) never wait behind a write batch.
    */
-  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.write(work);
+  async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.isSqlite()) return this.write(work);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([work(this.dataSource.manager), deadline]);
+    } catch (error) {
+      throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The consumed record of a notification, if it was consumed. */
