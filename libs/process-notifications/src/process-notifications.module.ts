@@ -24,7 +24,7 @@ import { Loops } from './loops/loops.service.js';
 import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './ownership/session-leases.service.js';
+import { SessionLeases } from './database/session-leases.service.js';
 import { SessionOwnership } from './ownership/session-ownership.service.js';
 
 /**

@@ -15,7 +15,7 @@ import type { PendingProcessNotification } from './loops/pending-process-notific
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './ownership/session-leases.service.js';
+import { SessionLeases } from './database/session-leases.service.js';
 import { SessionOwnership, type SessionOwner } from './ownership/session-ownership.service.js';
 import { loopView, recordView, type JournalRecordView, type LoopView, type SessionView } from './process-notifications.views.js';
 

@@ -7,7 +7,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from '../ownership/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();

@@ -19,7 +19,7 @@ import { SessionEntity } from './session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
 import { isStoreFailure } from './store-failure.js';
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
-import { SessionLeases } from '../ownership/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 
 /** The PostgreSQL channel every committed batch notifies, with the sessions it wrote. */
 export const JOURNAL_CHANNEL = 'pn_journal';

@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { JournalWriter, type RestoreRows } from '../database/journal-writer.service.js';
 import { Loops } from '../loops/loops.service.js';
 import { pendingFromPayload } from '../loops/pending-from-payload.js';
-import { SessionLeases } from '../ownership/session-leases.service.js';
+import { SessionLeases } from '../database/session-leases.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 
 /**

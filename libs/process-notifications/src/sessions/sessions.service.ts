@@ -6,7 +6,7 @@ import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { JournalWriter } from '../database/journal-writer.service.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../ownership/session-leases.service.js';
+import { SessionLeases } from '../database/session-leases.service.js';
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
