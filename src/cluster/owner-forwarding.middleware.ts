@@ -39,6 +39,7 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   private readonly logger = new Logger('Forwarding');
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   private readonly timeoutMs: number;
+  private readonly warned = new Map<string, number>();
 
   constructor(
     private readonly service: ProcessNotificationsService,
@@ -77,7 +78,7 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
     keepBody(request, body);
     if (body === BODY_TOO_LARGE) return false;
     const answer = await this.forward(request, owner.url, body).catch((error: unknown) => {
-      this.logger.warn(`node ${owner.nodeId} at ${owner.url} did not answer: ${(error as Error).message}`);
+      this.warnOnce(owner.nodeId, `node ${owner.nodeId} at ${owner.url} did not answer: ${(error as Error).message}`);
       return undefined;
     });
     if (!answer) return false;
@@ -114,6 +115,14 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
       });
       upstream.end(body);
     });
+  }
+
+  // A dead owner fails every request until its lease ends: one line per node and minute.
+  private warnOnce(nodeId: string, message: string): void {
+    const now = Date.now();
+    if ((this.warned.get(nodeId) ?? 0) > now - 60_000) return;
+    this.warned.set(nodeId, now);
+    this.logger.warn(message);
   }
 
   onModuleDestroy(): void {
