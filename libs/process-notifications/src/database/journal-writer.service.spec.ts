@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
@@ -147,5 +150,44 @@ describe('JournalWriter (real in-memory SQLite)', () => {
     await expect(writer.append(draft())).rejects.toBeInstanceOf(JournalUnavailableError);
     await dataSource.initialize();
     await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+  });
+});
+
+describe('JournalWriter reads on a SQLite file', () => {
+  let dir: string;
+  let dataSource: DataSource;
+  let writer: JournalWriter;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pn-reads-'));
+    dataSource = await new DataSource(dataSourceOptionsFromUrl(`sqlite:${join(dir, 'journal.db')}`)).initialize();
+    writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    await writer.onModuleInit();
+  });
+
+  afterEach(async () => {
+    await writer.onModuleDestroy();
+    await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('does not wait behind a write transaction in progress, and sees only what committed', async () => {
+    const committed = await writer.append(draft());
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    // A unit of work that has written a record and holds its transaction open until released.
+    const held = writer.write(async (_manager, journal) => {
+      await journal.append(draft());
+      entered();
+      await gate;
+    });
+    await inTransaction;
+    const page = await writer.page(SESSION, 0, 10);
+    expect(page.map((record) => record.sequence)).toEqual([committed.record.sequence]);
+    release();
+    await held;
+    expect(await writer.page(SESSION, 0, 10)).toHaveLength(2);
   });
 });

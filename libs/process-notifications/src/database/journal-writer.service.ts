@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { Subject } from 'rxjs';
@@ -105,7 +105,7 @@ function fingerprintOf(kind: JournalKind, payload: string): string {
  * own answer. Every job has a deadline, and the queue is bounded.
  */
 @Injectable()
-export class JournalWriter {
+export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(JournalWriter.name);
   private readonly outage = new JournalOutage(this.logger);
   private readonly queue: Job[] = [];
@@ -114,6 +114,8 @@ export class JournalWriter {
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
+  // SQLite file databases: the read-only connection of read().
+  private readSource?: DataSource;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -131,6 +133,29 @@ export class JournalWriter {
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
     }
+  }
+
+  async onModuleInit(): Promise<void> {
+    const { type, database } = this.dataSource.options as { type: string; database?: unknown };
+    if (type !== 'better-sqlite3' || typeof database !== 'string' || database === ':memory:') return;
+    this.readSource = await new DataSource({
+      type: 'better-sqlite3',
+      database,
+      readonly: true,
+      entities: this.dataSource.options.entities,
+      synchronize: false,
+      migrationsRun: false,
+      logging: false,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('busy_timeout = 2000');
+      },
+    }).initialize();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const source = this.readSource;
+    this.readSource = undefined;
+    if (source?.isInitialized) await source.destroy();
   }
 
   /**
@@ -179,12 +204,20 @@ export class JournalWriter {
   }
 
   /**
-   * Runs a read. On SQLite in the same queue, so it never observes another caller's uncommitted
-   * transaction on the one shared connection; on PostgreSQL on a pooled connection, so reads
-   * (journal pages, event streams, lookups) never wait behind a write batch.
+   * Runs a read, which never waits behind a write batch: on a SQLite file through a second,
+   * read-only connection (WAL lets it read the last commit while a batch runs); on PostgreSQL on
+   * a pooled connection. In-memory SQLite has one connection: reads queue with the writes there,
+   * so they never observe another caller's uncommitted transaction.
    */
   async read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.isSqlite()) return this.write(work);
+    if (this.isSqlite()) {
+      if (!this.readSource?.isInitialized) return this.write(work);
+      try {
+        return await work(this.readSource.manager);
+      } catch (error) {
+        throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
