@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { benchNotification } from '../../test/support/notification-fixture.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
+import type { PgFloorConfig } from './pg-floor-http-server.worker.js';
+import { startServerWorker, type ServerWorker } from './server-worker.js';
 
 /** The PostgreSQL the cluster rows use (a fresh schema per row, dropped after). */
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -12,8 +14,12 @@ const SESSIONS = 30;
 // Short, so the takeover row measures seconds, not the default 10 s.
 const LEASE_TTL_MS = 2_000;
 
-interface Node {
+/** Where load goes: a node of the app, or the floor server. */
+interface Endpoint {
   readonly url: string;
+}
+
+interface Node extends Endpoint {
   readonly child: ChildProcess;
 }
 
@@ -60,7 +66,7 @@ async function call(
 }
 
 /** Sessions spread over the nodes: each opened (and so owned) by node i % n. */
-async function openSessions(nodes: readonly Node[], adminToken: string): Promise<Session[]> {
+async function openSessions(nodes: readonly Endpoint[], adminToken: string): Promise<Session[]> {
   return Promise.all(
     Array.from({ length: SESSIONS }, async (_, i) => {
       const via = nodes[i % nodes.length]!.url;
@@ -73,13 +79,13 @@ async function openSessions(nodes: readonly Node[], adminToken: string): Promise
 
 /** Notifications for random sessions, `connections` split over the nodes (a load balancer without affinity). */
 async function load(
-  nodes: readonly Node[],
+  nodes: readonly Endpoint[],
   sessions: readonly Session[],
   connections: number,
   seconds: number,
   warmup: number,
 ): Promise<HttpResult> {
-  const options = (node: Node, share: number): autocannon.Options => ({
+  const options = (node: Endpoint, share: number): autocannon.Options => ({
     url: node.url,
     connections: share,
     requests: [
@@ -159,6 +165,7 @@ export function clusterRows({
       database: 'postgres',
       connections,
       ceiling: count > 1 ? 'cluster/notify/1-node' : undefined,
+      floor: 'cluster/floor/1-node',
       async run() {
         const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
         const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
@@ -182,5 +189,31 @@ export function clusterRows({
     };
     return self;
   };
-  return [row(1), row(3)];
+  // The framework-free floor beside them (pg-floor-http-server.worker.ts): plain `pg`, one
+  // transaction per request, same sessions and load as the one-node row.
+  const floor: HttpRow = {
+    id: 'cluster/floor/1-node',
+    label: `floor: node:http + pg, notify, 1 txn/request, ${SESSIONS} sessions`,
+    database: 'postgres',
+    connections,
+    async run() {
+      const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
+      const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE SCHEMA "${schema}"`);
+      const adminToken = randomBytes(32).toString('base64url');
+      let server: ServerWorker | undefined;
+      try {
+        const config: PgFloorConfig = { adminToken, capacity: 1_000_000, postgresUrl: POSTGRES_URL, schema, poolSize: 10 };
+        server = await startServerWorker(new URL('./pg-floor-http-server.worker.js', import.meta.url), config);
+        const endpoint = { url: `http://127.0.0.1:${server.port}` };
+        const sessions = await openSessions([endpoint], adminToken);
+        return await load([endpoint], sessions, connections, seconds, warmupRequests);
+      } finally {
+        await server?.close();
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.destroy();
+      }
+    },
+  };
+  return [floor, row(1), row(3)];
 }

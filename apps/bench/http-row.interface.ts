@@ -19,5 +19,7 @@ export interface HttpRow {
   readonly connections: number;
   /** Id of the row this one is compared to (the "x ceiling" column: its time per request over the ceiling's). */
   readonly ceiling?: string;
+  /** Id of the framework-free floor of the same route (the "x floor" column: its requests/s over the floor's). */
+  readonly floor?: string;
   run(): Promise<HttpResult>;
 }

@@ -3,7 +3,8 @@ import { markdownTable } from './markdown-table.js';
 
 /**
  * The HTTP results as a Markdown table; "x ceiling" is the row's time per request over its
- * ceiling's (ceiling requests/s over the row's), and the status column shows every response.
+ * ceiling's (ceiling requests/s over the row's), "x floor" the row's requests/s over its
+ * framework-free floor's (above 1 beats the floor), and the status column shows every response.
  */
 export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpResult }>): string {
   const byId = new Map(results.map(({ row, result }) => [row.id, result]));
@@ -17,12 +18,14 @@ export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpRes
     'p50 ms',
     'p99 ms',
     'x ceiling',
+    'x floor',
     'non-2xx',
     'statuses',
   ];
   const lines = results.map(({ row, result }) => {
     const perSecond = result.requests / result.seconds;
     const ceiling = row.ceiling ? byId.get(row.ceiling) : undefined;
+    const floor = row.floor ? byId.get(row.floor) : undefined;
     return [
       row.label,
       row.database,
@@ -33,6 +36,7 @@ export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpRes
       result.p50Ms.toFixed(1),
       result.p99Ms.toFixed(1),
       ceiling ? (ceiling.requests / ceiling.seconds / perSecond).toFixed(2) : '',
+      floor ? (perSecond / (floor.requests / floor.seconds)).toFixed(2) : '',
       String(result.non2xx),
       Object.entries(result.statusCounts)
         .map(([status, count]) => `${status}: ${count}`)

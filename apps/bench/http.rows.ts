@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { serverConfigFromEnv, type ServerConfig } from '../../src/config/server-config.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
 import { benchNotification } from '../../test/support/notification-fixture.js';
+import type { SqliteFloorConfig } from './floor-http-server.worker.js';
 import { startServerWorker } from './server-worker.js';
 import { tempDatabase } from './temp-database.js';
 
@@ -105,6 +106,9 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
     database,
     connections,
     ceiling,
+    // Every row is compared to the notify route's floor on its database: for notify the same
+    // work without the framework, for the others how far below that work they stay.
+    floor: `http/floor/${database}`,
     async run() {
       const file = database === 'file' ? tempDatabase('http.db') : undefined;
       const adminToken = randomBytes(32).toString('base64url');
@@ -148,7 +152,34 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
       }
     },
   };
+  // The framework-free floor of the notify route (floor-http-server.worker.ts): same checks, same
+  // table, one transaction per request, same load as the app's notify row.
+  const floorRow = (database: 'memory' | 'file'): HttpRow => ({
+    id: `http/floor/${database}`,
+    label: 'floor: node:http + better-sqlite3, notify, 1 txn/request',
+    database,
+    connections,
+    async run() {
+      const file = database === 'file' ? tempDatabase('floor-http.db') : undefined;
+      const adminToken = randomBytes(32).toString('base64url');
+      const config: SqliteFloorConfig = { adminToken, capacity: 1_000_000, database: file?.path ?? ':memory:' };
+      const server = await startServerWorker(new URL('./floor-http-server.worker.js', import.meta.url), config);
+      try {
+        const base = `http://127.0.0.1:${server.port}`;
+        const { session_id: sessionId, token } = (await post(`${base}/v1/sessions`, adminToken)) as { session_id: string; token: string };
+        const { loop_id: loopId } = (await post(`${base}/v1/sessions/${sessionId}/loops`, token, { engine: 'native' })) as {
+          loop_id: string;
+        };
+        return await load(TARGETS.notify.request(base, { sessionId, loopId, token }), TARGETS.notify.expectedStatus);
+      } finally {
+        await server.close();
+        file?.remove();
+      }
+    },
+  });
   return [
+    floorRow('memory'),
+    floorRow('file'),
     row('notify', 'memory', 'http/session/memory'),
     row('notify', 'file', 'http/session/file'),
     row('session', 'memory'),

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   if (http.length) {
     console.log(
       `\nHTTP: createServerApp on 127.0.0.1 in a worker thread, autocannon in the main thread, ${HTTP_CONNECTIONS} connections, ` +
-        `${HTTP_SECONDS} s per row after 2000 warm-up requests\n`,
+        `${HTTP_SECONDS} s per row after 2000 warm-up requests; "x floor": requests/s over the framework-free notify floor's\n`,
     );
     console.log(httpTable(http));
   }
@@ -91,7 +91,11 @@ async function main(): Promise<void> {
         `autocannon with ${HTTP_CONNECTIONS} connections split over the nodes, random sessions, ${HTTP_SECONDS} s per row\n`,
     );
     console.log(httpTable(cluster));
-    const [one, three] = cluster.map(({ result }) => result.requests / result.seconds);
+    const resultOf = (id: string) => cluster.find(({ row }) => row.id === id)?.result;
+    const [one, three] = ['cluster/notify/1-node', 'cluster/notify/3-nodes'].map((id) => {
+      const result = resultOf(id);
+      return result && result.requests / result.seconds;
+    });
     const takeover = (cluster.at(-1)?.row as { takeoverMs?: number } | undefined)?.takeoverMs;
     if (one && three) console.log(`\n3 nodes / 1 node: ${(three / one).toFixed(2)}x requests/s`);
     if (takeover !== undefined) console.log(`takeover after SIGKILL of an owner (lease TTL 2 s): ${takeover.toFixed(0)} ms`);
