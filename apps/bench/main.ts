@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     });
     const takeover = (cluster.at(-1)?.row as { takeoverMs?: number } | undefined)?.takeoverMs;
     if (one && three) console.log(`\n3 nodes / 1 node: ${(three / one).toFixed(2)}x requests/s`);
-    if (takeover !== undefined) console.log(`takeover after SIGKILL of an owner (lease TTL 2 s): ${takeover.toFixed(0)} ms`);
+    if (takeover !== undefined) console.log(`takeover after SIGKILL of an owner (default lease TTL, 10 s): ${takeover.toFixed(0)} ms`);
   }
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

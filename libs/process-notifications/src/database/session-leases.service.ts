@@ -8,9 +8,16 @@ import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 
+// What the heartbeat needs of a node-postgres pooled client.
+interface PooledClient {
+  query(sql: string, parameters: unknown[]): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): void;
+  release(destroy?: boolean): void;
+}
+
 /** Where a session's owner is, as the database says now. */
 export type LeaseLocation =
-  | { readonly owner: 'self'; readonly epoch: number }
+  | { readonly owner: 'self'; readonly epoch: number /** (its heartbeat may have lapsed) */ }
   | { readonly owner: 'node'; readonly nodeId: string; readonly url: string; readonly retryAfterSeconds: number }
   | { readonly owner: 'none' };
 
@@ -39,6 +46,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   // Monotonic time until which this node's heartbeat row is known not to have expired.
   private aliveUntil = 0;
   private heartbeatTimer?: NodeJS.Timeout;
+  private heartbeatClient?: Promise<PooledClient>;
   private released = false;
   private readonly lost = new Subject<string>();
 
@@ -117,8 +125,9 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
       [sessionId],
     )) as Array<{ owner_node: string | null; epoch: string | null; url: string | null; live: boolean | null; remaining: number | null }>;
     if (!row) throw new SessionNotFoundError(sessionId);
-    if (!row.owner_node || !row.live) return { owner: 'none' };
+    // This node's own lease, even lapsed: nobody took it over, so it is still this node's to renew.
     if (row.owner_node === this.nodeId) return { owner: 'self', epoch: Number(row.epoch) };
+    if (!row.owner_node || !row.live) return { owner: 'none' };
     return { owner: 'node', nodeId: row.owner_node, url: row.url ?? '', retryAfterSeconds: row.remaining ?? 1 };
   }
 
@@ -133,7 +142,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
       await runner.connect();
       await runner.query('BEGIN');
       await runner.query(`SET LOCAL lock_timeout = '${STEAL_LOCK_TIMEOUT}'`);
-      await this.renew(runner.manager);
+      await this.renew(runner);
       const rows = (await runner.query(
         `INSERT INTO pn_session_leases (session_id, owner_node, epoch) VALUES ($1, $2, 1)
          ON CONFLICT (session_id) DO UPDATE SET owner_node = EXCLUDED.owner_node, epoch = pn_session_leases.epoch + 1
@@ -165,22 +174,57 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     return rows.length === 1 && Number(rows[0]!.epoch) === epoch;
   }
 
-  /** Renews this node's heartbeat (and with it every lease it holds). */
+  /**
+   * Renews this node's heartbeat (and with it every lease it holds), on a connection of its own:
+   * behind a busy pool a late heartbeat would cost the node its sessions.
+   */
   async heartbeat(): Promise<void> {
     if (this.released) return;
-    await this.renew(this.dataSource.manager);
+    const client = (this.heartbeatClient ??= this.connectHeartbeat());
+    try {
+      await this.renew(await client);
+    } catch (error) {
+      this.dropHeartbeatClient(client);
+      throw error;
+    }
   }
 
-  private async renew(manager: EntityManager): Promise<void> {
+  private connectHeartbeat(): Promise<PooledClient> {
+    const connecting: Promise<PooledClient> = this.pool()
+      .connect()
+      .then((client) => {
+        // A checked-out client that loses its connection reports it here, not to the pool.
+        client.on('error', () => this.dropHeartbeatClient(connecting));
+        return client;
+      });
+    return connecting;
+  }
+
+  // A broken connection is dropped (once); the next heartbeat takes a new one.
+  private dropHeartbeatClient(client: Promise<PooledClient>): void {
+    if (this.heartbeatClient !== client) return;
+    this.heartbeatClient = undefined;
+    void client.then((broken) => broken.release(true)).catch(() => undefined);
+  }
+
+  private async renew(db: { query(sql: string, parameters: unknown[]): Promise<unknown> }): Promise<void> {
     if (this.released) throw new Error('this node has released its leases');
     const sent = performance.now();
-    await manager.query(
+    await db.query(
       `INSERT INTO pn_nodes (node_id, url, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
        ON CONFLICT (node_id) DO UPDATE SET url = EXCLUDED.url, expires_at = EXCLUDED.expires_at`,
       [this.nodeId, this.url, this.ttlMs],
     );
+    if (this.aliveUntil > 0 && sent > this.aliveUntil) {
+      // Other nodes may have taken sessions over meanwhile; fencing keeps their records safe.
+      this.logger.warn(`heartbeat ${Math.round(sent - this.aliveUntil)} ms past the lease TTL (${this.ttlMs} ms): sessions may have moved`);
+    }
     // The database's now() is no earlier than the moment the statement was sent.
     this.aliveUntil = Math.max(this.aliveUntil, sent + this.ttlMs);
+  }
+
+  private pool(): { connect(): Promise<PooledClient> } {
+    return (this.dataSource.driver as unknown as { master: { connect(): Promise<PooledClient> } }).master;
   }
 
   /**
@@ -191,6 +235,8 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     if (!this.enabled || this.released) return;
     this.released = true;
     clearInterval(this.heartbeatTimer);
+    void this.heartbeatClient?.then((client) => client.release()).catch(() => undefined);
+    this.heartbeatClient = undefined;
     this.aliveUntil = 0;
     this.held.clear();
     try {
