@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
+import { JOURNAL_SCHEMA } from './raw-sqlite-floor.rows.js';
 import { floorServer, type AppendOutcome, type FloorAppend, type FloorConfig } from './floor-notify.js';
 
 /** `workerData` of this script: the floor's config and its SQLite database. */
@@ -9,27 +10,15 @@ export interface SqliteFloorConfig extends FloorConfig {
   readonly database: string;
 }
 
-// The tables as the library's migration creates them on SQLite.
+// The sessions and loops tables, beside the journal's, as the library's migration creates them.
 const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS pn_journal (
-    sequence integer PRIMARY KEY AUTOINCREMENT NOT NULL,
-    session_id varchar(36) NOT NULL,
-    loop_id varchar(36),
-    kind varchar(40) NOT NULL,
-    idempotency_id varchar(80) NOT NULL,
-    fingerprint varchar(64) NOT NULL,
-    payload text NOT NULL,
-    cause_command_id varchar(36),
-    created_at varchar(32) NOT NULL
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id);
-  CREATE INDEX IF NOT EXISTS ix_pn_journal_cause ON pn_journal (session_id, cause_command_id);
-  CREATE TABLE IF NOT EXISTS pn_sessions (
+  ${JOURNAL_SCHEMA}
+  CREATE TABLE pn_sessions (
     session_id varchar(36) PRIMARY KEY NOT NULL,
     token_hash varchar(64) UNIQUE,
     created_at varchar(32) NOT NULL
   );
-  CREATE TABLE IF NOT EXISTS pn_loops (
+  CREATE TABLE pn_loops (
     session_id varchar(36) NOT NULL,
     loop_id varchar(36) NOT NULL,
     engine varchar(16) NOT NULL,

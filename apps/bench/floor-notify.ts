@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { problem } from '../../src/http/problem-types.js';
 import { parseStrictJson } from '../../src/http/strict-json.js';
+import { isJsonContentType, MAX_BODY_BYTES } from '../../src/http/json-media-type.js';
 
 /*
  * The framework-free floor of the notify route (issue #12): the work the contract asks of
@@ -74,11 +75,8 @@ const FIELDS = ['command_id', 'session_id', 'loop_id', 'process_handle', 'state'
 const UUID_FIELDS = ['command_id', 'session_id', 'loop_id'] as const;
 const PROCESS_HANDLE = new RegExp(PROCESS_HANDLE_PATTERN);
 const BEARER = /^Bearer +([^\s]+) *$/i;
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 const NOTIFY_PATH = /^\/v1\/sessions\/([^/]+)\/process-completions$/;
 const LOOPS_PATH = /^\/v1\/sessions\/([^/]+)\/loops$/;
-// The app's limit (read-json-body.pipe.ts, spec section 8); not imported, to keep Nest out.
-const MAX_BODY_BYTES = 16 * 1024;
 const RETRY_AFTER_INBOX_FULL = '1';
 const RETRY_AFTER_LOOP_STOPPED = '60';
 
@@ -113,14 +111,6 @@ export function validateNotification(input: unknown): Notification | { field: st
     state: record.state as string,
     reason: record.reason as string,
   };
-}
-
-function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const [mediaType, ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
-  if (!JSON_MEDIA_TYPE.test(mediaType!)) return false;
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
-  return charset === undefined || charset.replace(/"/g, '') === 'utf-8';
 }
 
 /** The body as parsed strict JSON (undefined when empty), with the app's limits and refusals. */

@@ -5,8 +5,8 @@ import { measure } from './measure.js';
 import { benchNotification, fingerprintOf } from '../../test/support/notification-fixture.js';
 import { tempDatabase } from './temp-database.js';
 
-// The journal table as the library's migration creates it on SQLite.
-const SCHEMA = `
+/** The journal table as the library's migration creates it on SQLite. */
+export const JOURNAL_SCHEMA = `
   CREATE TABLE pn_journal (
     sequence integer PRIMARY KEY AUTOINCREMENT NOT NULL,
     session_id varchar(36) NOT NULL,
@@ -49,7 +49,7 @@ export function rawSqliteFloorRows({ items, warmup, batch }: FloorOptions): Benc
         // The library's pragmas (data-source-options.ts).
         if (file) db.pragma('journal_mode = WAL');
         db.pragma('synchronous = FULL');
-        db.exec(SCHEMA);
+        db.exec(JOURNAL_SCHEMA);
         const select = db.prepare('SELECT sequence, fingerprint FROM pn_journal WHERE session_id = ? AND idempotency_id = ?');
         const insert = db.prepare(
           `INSERT INTO pn_journal (session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at)

@@ -3,19 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { HttpProblemError } from './http-problem.error.js';
 import { parseStrictJson } from './strict-json.js';
 import { BODY_TOO_LARGE, bufferedBody } from '../cluster/buffered-body.js';
+import { isJsonContentType, MAX_BODY_BYTES } from './json-media-type.js';
 
-/** Largest request body accepted, in bytes. */
-export const MAX_BODY_BYTES = 16 * 1024;
-
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
-
-function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const [mediaType, ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
-  if (!JSON_MEDIA_TYPE.test(mediaType!)) return false;
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
-  return charset === undefined || charset.replace(/"/g, '') === 'utf-8';
-}
+export { MAX_BODY_BYTES };
 
 function tooLarge(): HttpProblemError {
   return new HttpProblemError('payload_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);

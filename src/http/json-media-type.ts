@@ -1,0 +1,15 @@
+// The request-body rules of the API, free of Nest, so the bench's framework-free floor uses them too.
+
+/** Largest request body accepted, in bytes. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+
+/** True for a JSON media type (`application/json`, `application/*+json`) in UTF-8 or without a charset. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [mediaType, ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (!JSON_MEDIA_TYPE.test(mediaType!)) return false;
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length);
+  return charset === undefined || charset.replace(/"/g, '') === 'utf-8';
+}
