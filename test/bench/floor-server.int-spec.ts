@@ -1,28 +1,19 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerWorker, type ServerWorker } from '../../apps/bench/server-worker.js';
 import type { SqliteFloorConfig } from '../../apps/bench/floor-http-server.worker.js';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { benchNotification, fingerprintOf } from '../support/notification-fixture.js';
+import { NOTIFICATION_VECTORS, VECTOR_LOOP, VECTOR_SESSION } from '../support/notification-vectors.js';
 
 // The bench runs the floor from dist/ (npm test builds first, see "pretest").
 const WORKER = new URL('../../dist/apps/bench/floor-http-server.worker.js', import.meta.url);
 const CAPACITY = 3;
 
-interface Vector {
-  readonly name: string;
-  readonly input: unknown;
-  readonly field: string | null;
-}
-const VECTORS = JSON.parse(
-  readFileSync(new URL('../notifications/fixtures/notification-validation.json', import.meta.url), 'utf8'),
-) as Vector[];
-// The session and loop every vector addresses.
-const VECTOR_SESSION = '1fe4b70e-320c-4988-a3ee-b16518253443';
-const VECTOR_LOOP = '96dade9e-59ca-46bf-ac91-84eaa806ca5a';
+const VECTORS = NOTIFICATION_VECTORS;
 
 interface Answer {
   readonly status: number;

@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { notification } from '../support/test-app.js';
-import { Cluster, connectSchema, openEventStream, type ClusterSession, type Delivery } from './support/cluster.js';
+import { Cluster, connectSchema, type ClusterSession, type Delivery } from './support/cluster.js';
+import { openSse } from '../e2e/support/sse-client.js';
 
 // Spec section 9 on real server processes: three nodes on one fresh PostgreSQL schema with a
 // short lease TTL, and clients that send to random nodes and retry with the same body on 503
@@ -200,8 +201,8 @@ describeOnPostgres('several nodes on one PostgreSQL database (real processes)', 
     db = await connectSchema(schema.databaseUrl);
     const [owner, reader] = cluster.nodes as [ReturnType<Cluster['any']>, ReturnType<Cluster['any']>];
     const session = await cluster.openSession(owner, owner);
-    const stream = openEventStream(`${reader.url}/v1/sessions/${session.sessionId}/events`, session.token);
-    expect(await stream.opened).toBe(200);
+    const stream = await openSse(`${reader.url}/v1/sessions/${session.sessionId}/events`, { Authorization: `Bearer ${session.token}` });
+    expect(stream.status).toBe(200);
 
     for (let i = 0; i < 20; i++) await cluster.deliver(session, () => owner);
     owner.signal('SIGKILL');
@@ -217,9 +218,9 @@ describeOnPostgres('several nodes on one PostgreSQL database (real processes)', 
       ).map((row) => Number(row.sequence));
     const expected = await sequences();
     expect((await journaled(session.sessionId)).length).toBe(40);
-    await until(() => stream.ids.length >= expected.length, 'the stream to deliver every record');
+    const events = await stream.next(expected.length);
     stream.close();
-    expect(stream.ids).toEqual(expected);
+    expect(events.map((event) => Number(event.id))).toEqual(expected);
   }, 60_000);
 
   it('SIGTERM: the node releases its sessions, and another node answers them at once, without waiting for the TTL', async () => {

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { admin, bearer, createHttpTestApp, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
 import { expectProblem } from './support/problem.js';
+import { NOTIFICATION_VECTORS } from '../support/notification-vectors.js';
 
-interface Vector {
-  readonly name: string;
-  readonly input: unknown;
-  readonly field: string | null;
-}
-const VECTORS = JSON.parse(
-  readFileSync(new URL('../notifications/fixtures/notification-validation.json', import.meta.url), 'utf8'),
-) as Vector[];
+const VECTORS = NOTIFICATION_VECTORS;
 
 /** POSTs raw bytes as JSON, chunked (no Content-Length), and resolves with status and parsed body. */
 function sendChunked(url: string, token: string, chunks: Buffer[]): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -1,23 +1,15 @@
 import { ValidationError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 import { CONTRACT_REASONS, CONTRACT_STATES, isContractTerminalPair } from '../support/contract-vocabulary.js';
 import { createTestApp, notification } from '../support/test-app.js';
+import { NOTIFICATION_VECTORS, VECTOR_LOOP, VECTOR_SESSION } from '../support/notification-vectors.js';
 import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
 
-// A verbatim copy of the contract's vectors (spec/vectors/notification-validation.json).
-interface Vector {
-  readonly name: string;
-  readonly input: Record<string, unknown>;
-  readonly field: string | null;
-}
-const vectors = JSON.parse(readFileSync(new URL('./fixtures/notification-validation.json', import.meta.url), 'utf8')) as Vector[];
-
-// Every vector addresses this session and loop (except where it tests them).
-const SESSION = '1fe4b70e-320c-4988-a3ee-b16518253443';
-const LOOP = '96dade9e-59ca-46bf-ac91-84eaa806ca5a';
+const vectors = NOTIFICATION_VECTORS;
+const SESSION = VECTOR_SESSION;
+const LOOP = VECTOR_LOOP;
 
 const UUID_FIELDS = ['command_id', 'session_id', 'loop_id'] as const;
 const FIELDS = [...UUID_FIELDS, 'process_handle', 'state', 'reason'] as const;

@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { DataSource } from 'typeorm';
 import { jsonRequest, type HttpAnswer } from '../../support/http-client.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../../support/server-process.js';
@@ -110,33 +110,4 @@ export class Cluster {
 /** A database connection of the test's own, in the cluster's schema. */
 export function connectSchema(databaseUrl: string): Promise<DataSource> {
   return new DataSource({ type: 'postgres', url: databaseUrl, poolSize: 2 }).initialize();
-}
-
-/** An SSE client: every `id:` it receives, in order, until `close()`. */
-export function openEventStream(url: string, token: string): { ids: number[]; close: () => void; opened: Promise<number> } {
-  const ids: number[] = [];
-  let buffer = '';
-  let done = (): void => undefined;
-  const opened = new Promise<number>((resolve, reject) => {
-    const req = request(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' } });
-    req.on('response', (res) => {
-      resolve(res.statusCode ?? 0);
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const id = /^id: (\d+)$/m.exec(event)?.[1];
-          if (id) ids.push(Number(id));
-        }
-      });
-      res.on('error', () => undefined);
-    });
-    req.on('error', reject);
-    req.end();
-    done = () => req.destroy();
-  });
-  return { ids, close: () => done(), opened };
 }
