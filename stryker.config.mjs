@@ -6,6 +6,9 @@
 export default {
   packageManager: 'npm',
   testRunner: 'jest',
+  // The second one works around an instrumenter bug that drops the decorators of a parameter
+  // with a default value (see the file).
+  plugins: ['@stryker-mutator/*', './scripts/stryker-parameter-decorators.mjs'],
   // Jest runs in native ESM mode, as in `npm test`.
   testRunnerNodeArgs: ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'],
   jest: { projectType: 'custom', configFile: 'jest.stryker.config.js', enableFindRelatedTests: false },

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { JournalWriter } from './journal-writer.service.js';
+
+const SESSION = randomUUID();
+const LOOP = randomUUID();
+
+function draft(): JournalDraft {
+  const id = randomUUID();
+  return {
+    sessionId: SESSION,
+    loopId: LOOP,
+    kind: 'process_notification',
+    idempotencyId: id,
+    payload: { command_id: id, session_id: SESSION, loop_id: LOOP, process_handle: 'p', state: 'exited', reason: 'exited' },
+  };
+}
+
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    () => 'ok' as const,
+    (error: unknown) => error,
+  );
+
+// README (Fault tolerance, bounded waits): every journal call has a deadline
+// (PN_JOURNAL_TIMEOUT_MS, 5 s by default), and at most 10,000 writes wait at once; more are
+// refused at once.
+describe('JournalWriter limits (real in-memory SQLite)', () => {
+  let dataSource: DataSource;
+
+  beforeEach(async () => {
+    dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
+  });
+  afterEach(async () => {
+    if (dataSource.isInitialized) await dataSource.destroy();
+  });
+
+  it('takes 10,000 waiting writes and refuses the next one at once', async () => {
+    const writer = new JournalWriter(dataSource);
+    const answers = await Promise.all(Array.from({ length: 10_001 }, () => settle(writer.append(draft()))));
+    expect(answers.slice(0, 10_000).every((answer) => answer === 'ok')).toBe(true);
+    expect(answers[10_000]).toBeInstanceOf(JournalUnavailableError);
+    expect(Number(((await dataSource.query('SELECT COUNT(*) AS n FROM pn_journal')) as Array<{ n: number }>)[0]!.n)).toBe(10_000);
+  });
+
+  it('answers a call the database does not finish within the deadline, and a call queued behind it too', async () => {
+    const writer = new JournalWriter(dataSource, { journalTimeoutMs: 200 });
+    let release!: () => void;
+    const stalled = writer.write(() => new Promise<void>((resolve) => (release = resolve)));
+    const behind = writer.append(draft());
+    const [first, second] = await Promise.all([settle(stalled), settle(behind)]);
+    for (const answer of [first, second]) {
+      expect(answer).toBeInstanceOf(JournalUnavailableError);
+      expect((answer as Error).message).toMatch(/200 ms/);
+    }
+    // The stalled work ends later: its outcome reaches nobody, and the writer goes on.
+    release();
+    await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+  });
+
+  it('accepts the default deadline and 1 ms, and refuses one that is not a positive whole number of ms', () => {
+    expect(() => new JournalWriter(dataSource, {})).not.toThrow();
+    expect(() => new JournalWriter(dataSource, { journalTimeoutMs: 1 })).not.toThrow();
+    for (const journalTimeoutMs of [0, -5, 1.5, Number.NaN]) {
+      expect(() => new JournalWriter(dataSource, { journalTimeoutMs })).toThrow(
+        `journalTimeoutMs must be a positive integer, got ${String(journalTimeoutMs)}`,
+      );
+    }
+  });
+});

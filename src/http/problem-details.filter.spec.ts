@@ -1,0 +1,103 @@
+import { BadRequestException, Logger, type ArgumentsHost, type LoggerService } from '@nestjs/common';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ProblemDetailsFilter } from './problem-details.filter.js';
+
+/** What a client of one request reads: status, headers, and the whole body once it ended. */
+interface Received {
+  readonly status: number;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+}
+
+const hostFor = (request: IncomingMessage, response: ServerResponse): ArgumentsHost =>
+  ({ switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }) }) as unknown as ArgumentsHost;
+
+describe('ProblemDetailsFilter on a real HTTP response', () => {
+  let server: Server;
+  let logged: unknown[][];
+  // What the request handler does with the response before the filter gets the error.
+  let before: (response: ServerResponse) => void;
+  let error: unknown;
+  let filterThrew: unknown;
+
+  beforeEach(async () => {
+    logged = [];
+    const capture: LoggerService = {
+      log: () => undefined,
+      warn: () => undefined,
+      error: (...args: unknown[]) => void logged.push(args),
+    };
+    Logger.overrideLogger(capture);
+    before = () => undefined;
+    filterThrew = undefined;
+    server = createServer((request, response) => {
+      before(response);
+      try {
+        new ProblemDetailsFilter().catch(error, hostFor(request, response));
+      } catch (thrown) {
+        filterThrew = thrown;
+        response.destroy();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterEach(async () => {
+    Logger.overrideLogger(false);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const request = (): Promise<Received> =>
+    new Promise((resolve, reject) => {
+      const { port } = server.address() as AddressInfo;
+      get(`http://127.0.0.1:${port}/v1/anything`, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+        response.on('error', reject);
+      }).on('error', reject);
+    });
+
+  it('answers an unexpected error with a generic 500 and logs its stack once, under the HTTP context', async () => {
+    const unexpected = new Error('the secret cause');
+    error = unexpected;
+    const received = await request();
+    expect(received.status).toBe(500);
+    expect(received.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(received.body)).toEqual({
+      type: 'urn:process-notifications:problem:internal_error',
+      title: expect.any(String),
+      status: 500,
+      detail: expect.any(String),
+      code: 'internal_error',
+    });
+    expect(received.body).not.toContain('secret');
+    // The stack, not only the message: it says where the error came from.
+    expect(logged).toEqual([[unexpected.stack, undefined, 'HTTP']]);
+  });
+
+  it('does not take any 400 of the framework for a bad path parameter: only a failed percent-decoding is one', async () => {
+    error = new BadRequestException('Unexpected token in JSON');
+    const received = await request();
+    expect(received.status).toBe(500);
+    expect(JSON.parse(received.body)).toMatchObject({ code: 'internal_error' });
+    expect(JSON.parse(received.body)).not.toHaveProperty('field');
+  });
+
+  it('ends a response whose head was already sent (an event stream) without writing a problem into it', async () => {
+    before = (response) => {
+      response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      response.write('id: 1\ndata: {}\n\n');
+    };
+    error = new Error('the stream broke');
+    const received = await request();
+    expect(filterThrew).toBeUndefined();
+    expect({ status: received.status, type: received.headers['content-type'], body: received.body }).toEqual({
+      status: 200,
+      type: 'text/event-stream',
+      body: 'id: 1\ndata: {}\n\n',
+    });
+  });
+});

@@ -1,0 +1,48 @@
+import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
+import type { DataSource } from 'typeorm';
+import { dataSourceOf } from '../notifications/support/journal-probe.js';
+import { rejection } from '../support/rejection.js';
+import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+
+// A stop is journaled like everything else (spec §7): when its record cannot be written the
+// stop did not happen, so the loop must go on taking notifications as before.
+describe('stopping a loop when the journal refuses its stop record', () => {
+  let app: Awaited<ReturnType<typeof createTestApp>>;
+  let service: ProcessNotificationsService;
+  let dataSource: DataSource;
+  let sessionId: string;
+  let loopId: string;
+
+  beforeEach(async () => {
+    app = await createTestApp();
+    service = app.service;
+    dataSource = dataSourceOf(app.moduleRef);
+    ({ sessionId, loopId } = await openSessionWithLoop(service));
+  });
+  afterEach(() => app.close());
+
+  // The loop's stop record is refused inside the stop's transaction, after the loop row was
+  // updated: the failure comes when the stop is half done and must be taken back.
+  const refuseStopRecords = (on: boolean) =>
+    dataSource.query(
+      on
+        ? "CREATE TRIGGER refuse_stop BEFORE INSERT ON pn_journal WHEN NEW.kind = 'loop_stopped' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        : 'DROP TRIGGER refuse_stop',
+    );
+
+  it('answers journal_unavailable and leaves the loop running; once writes work, the stop takes effect', async () => {
+    await refuseStopRecords(true);
+    expect(await rejection(service.stopLoop(sessionId, loopId))).toBeInstanceOf(JournalUnavailableError);
+    await refuseStopRecords(false);
+
+    expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'running' });
+    const n = notification(sessionId, loopId);
+    await expect(service.notifyProcessCompletion(sessionId, n)).resolves.toMatchObject({ disposition: 'accepted' });
+
+    await expect(service.stopLoop(sessionId, loopId)).resolves.toMatchObject({ state: 'stopped', pending: 1 });
+    await expect(service.notifyProcessCompletion(sessionId, notification(sessionId, loopId))).rejects.toMatchObject({
+      code: 'delivery_stopped',
+      stopCause: 'loop_stopped',
+    });
+  });
+});
