@@ -22,7 +22,7 @@ function contextFor(params: Record<string, string>, authorization: string): Exec
 }
 
 describe('BearerAuthGuard', () => {
-  const service = { authenticate: (token: string) => (token === SESSION_TOKEN ? SESSION : undefined) };
+  const service = { authenticate: (token: string) => Promise.resolve(token === SESSION_TOKEN ? SESSION : undefined) };
   const guard = new BearerAuthGuard(
     new Reflector(),
     service as unknown as ProcessNotificationsService,
@@ -31,22 +31,22 @@ describe('BearerAuthGuard', () => {
     } as ServerConfig,
   );
 
-  const refusal = (params: Record<string, string>, authorization: string): unknown => {
+  const refusal = async (params: Record<string, string>, authorization: string): Promise<unknown> => {
     try {
-      return guard.canActivate(contextFor(params, authorization));
+      return await guard.canActivate(contextFor(params, authorization));
     } catch (error) {
       return error;
     }
   };
 
-  it('refuses a session token on a route that names no session: it opens only its own session', () => {
-    const answer = refusal({}, `Bearer ${SESSION_TOKEN}`);
+  it('refuses a session token on a route that names no session: it opens only its own session', async () => {
+    const answer = await refusal({}, `Bearer ${SESSION_TOKEN}`);
     expect(answer).toBeInstanceOf(HttpProblemError);
     expect(answer).toMatchObject({ code: 'forbidden' });
   });
 
-  it('opens the own session, whatever the case of its id in the path, and the admin token opens any', () => {
-    expect(refusal({ sid: SESSION.toUpperCase() }, `Bearer ${SESSION_TOKEN}`)).toBe(true);
-    expect(refusal({}, 'Bearer the-admin-token')).toBe(true);
+  it('opens the own session, whatever the case of its id in the path, and the admin token opens any', async () => {
+    expect(await refusal({ sid: SESSION.toUpperCase() }, `Bearer ${SESSION_TOKEN}`)).toBe(true);
+    expect(await refusal({}, 'Bearer the-admin-token')).toBe(true);
   });
 });

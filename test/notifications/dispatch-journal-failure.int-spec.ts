@@ -48,6 +48,6 @@ describe('a retry whose dispatch cannot read the journal', () => {
       disposition: 'duplicate',
       appended: false,
     });
-    expect(service.pendingNotifications(sessionId, loopId)).toEqual([]);
+    expect(await service.pendingNotifications(sessionId, loopId)).toEqual([]);
   });
 });

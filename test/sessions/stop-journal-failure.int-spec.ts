@@ -35,7 +35,7 @@ describe('stopping a loop when the journal refuses its stop record', () => {
     expect(await rejection(service.stopLoop(sessionId, loopId))).toBeInstanceOf(JournalUnavailableError);
     await refuseStopRecords(false);
 
-    expect(service.getLoop(sessionId, loopId)).toMatchObject({ state: 'running' });
+    expect(await service.getLoop(sessionId, loopId)).toMatchObject({ state: 'running' });
     const n = notification(sessionId, loopId);
     await expect(service.notifyProcessCompletion(sessionId, n)).resolves.toMatchObject({ disposition: 'accepted' });
 

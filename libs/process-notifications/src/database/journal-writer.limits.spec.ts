@@ -4,6 +4,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
+import { SessionLeases } from './session-leases.service.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -39,7 +40,7 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
   });
 
   it('takes 10,000 waiting writes and refuses the next one at once', async () => {
-    const writer = new JournalWriter(dataSource);
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
     const answers = await Promise.all(Array.from({ length: 10_001 }, () => settle(writer.append(draft()))));
     expect(answers.slice(0, 10_000).every((answer) => answer === 'ok')).toBe(true);
     expect(answers[10_000]).toBeInstanceOf(JournalUnavailableError);
@@ -47,7 +48,7 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
   });
 
   it('answers a call the database does not finish within the deadline, and a call queued behind it too', async () => {
-    const writer = new JournalWriter(dataSource, { journalTimeoutMs: 200 });
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
     let release!: () => void;
     const stalled = writer.write(() => new Promise<void>((resolve) => (release = resolve)));
     const behind = writer.append(draft());
@@ -62,10 +63,10 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
   });
 
   it('accepts the default deadline and 1 ms, and refuses one that is not a positive whole number of ms', () => {
-    expect(() => new JournalWriter(dataSource, {})).not.toThrow();
-    expect(() => new JournalWriter(dataSource, { journalTimeoutMs: 1 })).not.toThrow();
+    expect(() => new JournalWriter(dataSource, new SessionLeases(dataSource), {})).not.toThrow();
+    expect(() => new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 1 })).not.toThrow();
     for (const journalTimeoutMs of [0, -5, 1.5, Number.NaN]) {
-      expect(() => new JournalWriter(dataSource, { journalTimeoutMs })).toThrow(
+      expect(() => new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs })).toThrow(
         `journalTimeoutMs must be a positive integer, got ${String(journalTimeoutMs)}`,
       );
     }
