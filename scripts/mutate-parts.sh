@@ -33,14 +33,15 @@ declare -A FIRST_PASS_TESTS=(
   [writer]="$L/database/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-delivery.int-spec.ts"
 )
 
-# AFTER=1: the run after new tests were written: incremental over the first pass (a mutant it
-# killed stays killed), with the first pass's test files plus these.
+# AFTER=1: after new tests were written, a part's undetected mutants (first pass and recheck)
+# are run with these test files; the score counts what they detect (<part>.after.json).
 declare -A AFTER_TESTS=(
+  [http]="test/e2e/problem-details.e2e-spec.ts,src/http/problem-details.filter.spec.ts,src/http/bearer-auth.guard.spec.ts"
   [loop]="test/sessions/stop-journal-failure.int-spec.ts"
   [database]="$L/database/journal-outage.spec.ts,$L/database/store-failure.spec.ts"
   [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts"
-  [writer]="$L/database/journal-writer.limits.spec.ts"
   [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts"
+  [writer]="$L/database/journal-writer.limits.spec.ts"
 )
 
 extra=()
@@ -54,20 +55,23 @@ mkdir -p reports/mutation/parts
 for part in "${parts[@]}"; do
   files=${PARTS[$part]:?unknown part $part}
   start=$(date +%s)
-  # RECHECK_ONLY=1: only the recheck, over the first pass already in reports/.
-  tests=${FIRST_PASS_TESTS[$part]:-}
   if [[ ${AFTER:-} == 1 ]]; then
-    mkdir -p reports/mutation/before
-    [[ -f reports/mutation/before/$part.json ]] || cp "reports/mutation/parts/$part.json" reports/mutation/parts/$part.recheck.json reports/mutation/before/ 2>/dev/null || true
-    [[ -z $tests || -z ${AFTER_TESTS[$part]:-} ]] || tests="$tests,${AFTER_TESTS[$part]}"
+    ranges=$(node scripts/mutation-score.mjs --ranges "$part")
+    [[ -n $ranges && -n ${AFTER_TESTS[$part]:-} ]] || continue
+    MUTATE_TESTS=${AFTER_TESTS[$part]} MUTATE_PART=$part.after nice -n 10 npx stryker run stryker.part.config.mjs --concurrency 1 \
+      --mutate "$ranges" "${extra[@]}" >"reports/mutation/parts/$part.after.log" 2>&1 || echo "part $part after: stryker failed"
+    echo "part $part (after): $(($(date +%s) - start)) s" | tee -a reports/mutation/parts/times.txt
+    continue
   fi
+  tests=${FIRST_PASS_TESTS[$part]:-}
+  # RECHECK_ONLY=1: only the recheck, over the first pass already in reports/.
   [[ ${RECHECK_ONLY:-} == 1 ]] || MUTATE_TESTS=$tests MUTATE_PART=$part nice -n 10 npx stryker run stryker.part.config.mjs --concurrency 1 --mutate "$files" "${extra[@]}" \
-    >"reports/mutation/parts/$part${AFTER:+.after}.log" 2>&1 || echo "part $part: stryker failed (see reports/mutation/parts/$part.log)"
+    >"reports/mutation/parts/$part.log" 2>&1 || echo "part $part: stryker failed (see reports/mutation/parts/$part.log)"
   end=$(date +%s)
-  [[ ${RECHECK_ONLY:-} == 1 ]] || echo "part $part${AFTER:+ (after)}: $((end - start)) s" | tee -a reports/mutation/parts/times.txt
+  [[ ${RECHECK_ONLY:-} == 1 ]] || echo "part $part: $((end - start)) s" | tee -a reports/mutation/parts/times.txt
   # Recheck: what the first pass left undetected, with every related test file.
   # NO_RECHECK=1 leaves it out (the first pass then gives a lower bound of the score).
-  if [[ ${NO_RECHECK:-} != 1 && ${AFTER:-} != 1 && -n ${FIRST_PASS_TESTS[$part]:-} && -f reports/mutation/parts/$part.json ]]; then
+  if [[ ${NO_RECHECK:-} != 1 && -n ${FIRST_PASS_TESTS[$part]:-} && -f reports/mutation/parts/$part.json ]]; then
     ranges=$(node scripts/mutation-score.mjs --ranges "$part")
     [[ -n $ranges ]] || continue
     start=$(date +%s)

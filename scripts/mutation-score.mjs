@@ -1,9 +1,11 @@
 // Adds up the parts written by scripts/mutate-parts.sh (reports/mutation/parts/<part>.json) into
 // one mutation score, Stryker's definition: (killed + timeout) / (killed + timeout + survived +
 // no coverage); ignored (static), compile and runtime errors are left out. A part's recheck
-// (<part>.recheck.json: its survivors run again with every related test file) counts for a
-// mutant it detected.
-//   node scripts/mutation-score.mjs [--dir DIR] [--survivors]   the score, every undetected mutant
+// (<part>.recheck.json: its survivors run again with every related test file) and its run after
+// new tests (<part>.after.json: its undetected mutants run with the new tests) count for a
+// mutant they detected.
+//   node scripts/mutation-score.mjs [--dir DIR] [--before] [--survivors]   the score (--before:
+//     without the runs after new tests), and every undetected mutant
 //   node scripts/mutation-score.mjs --ranges PART   PART's undetected mutants as --mutate ranges
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,8 +22,9 @@ function mutantsOf(part) {
   const mutants = new Map();
   const read = (file) => Object.entries(JSON.parse(readFileSync(join(dir, file), 'utf8')).files);
   for (const [path, { mutants: list }] of read(`${part}.json`)) for (const m of list) mutants.set(keyOf(path, m), { path, ...m });
-  if (existsSync(join(dir, `${part}.recheck.json`))) {
-    for (const [path, { mutants: list }] of read(`${part}.recheck.json`)) {
+  const extras = [`${part}.recheck.json`, ...(process.argv.includes('--before') ? [] : [`${part}.after.json`])];
+  for (const extra of extras.filter((file) => existsSync(join(dir, file)))) {
+    for (const [path, { mutants: list }] of read(extra)) {
       for (const m of list) {
         const key = keyOf(path, m);
         if (mutants.has(key) && (m.status === 'Killed' || m.status === 'Timeout')) mutants.set(key, { path, ...m, rechecked: true });
