@@ -11,7 +11,11 @@ export default {
   plugins: ['@stryker-mutator/*', './scripts/stryker-parameter-decorators.mjs'],
   // Jest runs in native ESM mode, as in `npm test`.
   testRunnerNodeArgs: ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'],
-  jest: { projectType: 'custom', configFile: 'jest.stryker.config.js', enableFindRelatedTests: false },
+  // enableFindRelatedTests: a mutant's run loads only the test files that import its file
+  // (through Jest's dependency graph), not all of them; a test that covers a mutant executes its
+  // file and so imports it, so no kill is lost (19 of the 32 files for a library file, 7 for the
+  // auth guard).
+  jest: { projectType: 'custom', configFile: 'jest.stryker.config.js', enableFindRelatedTests: true },
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   // Each mutant runs only the tests that execute its code.

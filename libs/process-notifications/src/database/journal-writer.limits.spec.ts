@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
-import { JournalWriter } from './journal-writer.service.js';
+import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
 
 const SESSION = randomUUID();
@@ -60,6 +60,18 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
     // The stalled work ends later: its outcome reaches nobody, and the writer goes on.
     release();
     await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+  });
+
+  it('reports each commit with its size and its duration in seconds (pn_journal_commit_seconds)', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    const commits: JournalCommit[] = [];
+    writer.commits$.subscribe((commit) => commits.push(commit));
+    const started = performance.now();
+    await Promise.all([writer.append(draft()), writer.append(draft())]);
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    expect(commits).toEqual([{ size: 2, seconds: expect.any(Number) }]);
+    expect(commits[0]!.seconds).toBeGreaterThanOrEqual(0);
+    expect(commits[0]!.seconds).toBeLessThanOrEqual(elapsedSeconds);
   });
 
   it('accepts the default deadline and 1 ms, and refuses one that is not a positive whole number of ms', () => {
