@@ -28,6 +28,10 @@ const RETRIED = (answer: HttpAnswer): boolean => answer.error !== undefined || a
 export class Cluster {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   readonly nodes: ServerProcess[] = [];
+  // Nodes that just failed to answer, until when the client leaves them out (a load balancer's
+  // health check does the same).
+  private readonly down = new Map<ServerProcess, number>();
+  private stopped = false;
   private constructor(
     readonly databaseUrl: string,
     private readonly env: Record<string, string>,
@@ -52,14 +56,19 @@ export class Cluster {
     return node;
   }
 
-  /** A random node, dead ones included: a load balancer finds out late too. */
+  /** A random node; one that just failed to answer only when every node did. */
   any(): ServerProcess {
-    return this.nodes[Math.floor(Math.random() * this.nodes.length)]!;
+    const now = Date.now();
+    const up = this.nodes.filter((node) => (this.down.get(node) ?? 0) <= now);
+    const from = up.length > 0 ? up : this.nodes;
+    return from[Math.floor(Math.random() * from.length)]!;
   }
 
-  call(node: ServerProcess, method: string, path: string, token: string | undefined, body?: unknown): Promise<HttpAnswer> {
+  async call(node: ServerProcess, method: string, path: string, token: string | undefined, body?: unknown): Promise<HttpAnswer> {
     // A client gives up on a node that does not answer (frozen, say) and retries elsewhere.
-    return jsonRequest(this.agent, `${node.url}${path}`, method, token, body, 5_000);
+    const answer = await jsonRequest(this.agent, `${node.url}${path}`, method, token, body, 5_000);
+    if (answer.error !== undefined) this.down.set(node, Date.now() + 3_000);
+    return answer;
   }
 
   /** Opens a session (through `via`) with one loop (through a random node). */
@@ -84,6 +93,7 @@ export class Cluster {
   async retrying(attempt: () => Promise<HttpAnswer>): Promise<HttpAnswer> {
     const deadline = Date.now() + 60_000;
     for (;;) {
+      if (this.stopped) throw new Error('the cluster was stopped');
       const answer = await attempt();
       if (!RETRIED(answer) || (answer.status === 503 && (answer.body as { code?: string }).code === 'delivery_stopped')) return answer;
       if (Date.now() > deadline) throw new Error(`no final answer within 60 s; last: ${JSON.stringify(answer)}`);
@@ -102,6 +112,7 @@ export class Cluster {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.agent.destroy();
     for (const node of this.nodes) await node.stop('SIGKILL');
   }
