@@ -15,9 +15,9 @@ interface PooledClient {
   release(destroy?: boolean): void;
 }
 
-/** Where a session's owner is, as the database says now. */
+/** Where a session's owner is, as the database says now (`self` even if this node's heartbeat lapsed). */
 export type LeaseLocation =
-  | { readonly owner: 'self'; readonly epoch: number /** (its heartbeat may have lapsed) */ }
+  | { readonly owner: 'self'; readonly epoch: number }
   | { readonly owner: 'node'; readonly nodeId: string; readonly url: string; readonly retryAfterSeconds: number }
   | { readonly owner: 'none' };
 
