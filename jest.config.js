@@ -12,7 +12,14 @@ export default {
   },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+    // The OpenAPI UI's static files are served by @fastify/static, which require()s the ESM-only
+    // content-disposition: Node 20 does that natively, Jest's module loader not before Node 24.9.
+    '/content-disposition/dist/index\\.js$': [
+      'babel-jest',
+      { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!(@fastify/static/node_modules/)?content-disposition/)'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60000,
 };

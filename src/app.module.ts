@@ -19,6 +19,10 @@ import { ProcessNotificationsController } from './sessions/process-notifications
 import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 
+// Every request, matched or not. Fastify's middleware matcher (Nest's FastifyAdapter) does not
+// match the optional-group form `{/*splat}` that is the default of Nest and nestjs-pino on Express.
+const EVERY_REQUEST = { path: '{*splat}', method: RequestMethod.ALL };
+
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
 @Module({})
 export class AppModule implements NestModule {
@@ -30,7 +34,7 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot({ pinoHttp: requestLoggingOptions(logger) }),
+        LoggerModule.forRoot({ pinoHttp: requestLoggingOptions(logger), forRoutes: [EVERY_REQUEST] }),
         ProcessNotificationsModule.forRoot({
           databaseUrl: config.databaseUrl,
           loopCapacity: config.loopCapacity,
@@ -61,6 +65,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware, OwnerForwardingMiddleware).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
+    consumer.apply(HttpMetricsMiddleware, OwnerForwardingMiddleware).forRoutes(EVERY_REQUEST);
   }
 }

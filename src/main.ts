@@ -46,7 +46,12 @@ async function bootstrap(): Promise<void> {
       );
     });
   }
-  await app.listen(config.port);
+  // Every interface, as Node's own default (Fastify's is localhost only): `::` takes IPv4 too,
+  // and where the host has no IPv6, 0.0.0.0.
+  await app.listen(config.port, '::').catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EAFNOSUPPORT' && error.code !== 'EADDRNOTAVAIL') throw error;
+    return app.listen(config.port, '0.0.0.0');
+  });
   if (config.adminTokenGenerated) {
     // Shown once, so that the operator can create the first session.
     operatorLog.warn(`PN_ADMIN_TOKEN is not set; generated admin token for this run: ${config.adminToken}`);

@@ -1,26 +1,54 @@
 import { type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { ServerConfig } from './config/server-config.js';
+import { ProblemDetailsFilter } from './http/problem-details.filter.js';
+import { installRouteTable } from './http/route-table.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './logging/request-logging.js';
 import { createRootLogger } from './logging/root-logger.js';
 
 /**
- * Builds the HTTP server exactly as `main.ts` runs it: Nest's body parser off (bodies are read
- * strictly per route) and the OpenAPI document at `/docs` (JSON at `/docs-json`). On close the
- * server stops accepting, SSE streams end (SessionEventStream), in-flight requests finish, and
- * only then does the database close. Guard and problem filter come from the
- * module. Logs are JSON lines at `config.logLevel` (through `options.logger` when given).
- * Call `listen()` or `init()` on the result.
+ * Builds the HTTP server exactly as `main.ts` runs it: Nest on Fastify, with no body parser
+ * (bodies are read strictly per route, see `JsonBody`) and the OpenAPI document at `/docs`
+ * (JSON at `/docs-json`). On close the server stops accepting, SSE streams end
+ * (SessionEventStream), in-flight requests finish, and only then does the database close.
+ * Guard and problem filter come from the module. Logs are JSON lines at `config.logLevel`
+ * (through `options.logger` when given). Call `listen()` or `init()` on the result.
  */
 export async function createServerApp(config: ServerConfig, options: { logger?: Logger } = {}): Promise<INestApplication> {
   const logger = options.logger ?? createRootLogger(config.logLevel);
+  // What fails before Nest has the request (a path the router cannot percent-decode) is answered
+  // by the same filter as everything else, as a problem document.
+  const problems = new ProblemDetailsFilter();
+  const adapter = new FastifyAdapter({
+    // Request lines are the logging module's (nestjs-pino), not Fastify's.
+    logger: false,
+    // Every request is answered while the server drains (GracefulShutdown), never with a 503.
+    return503OnClosing: false,
+    genReqId: requestIdOf,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => problems.answer(error, request, reply),
+  });
+  const fastify = adapter.getInstance();
+  installRouteTable(fastify);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  // No body is parsed before it reaches its route: `JsonBody` reads the raw stream itself, with
+  // the contract's limits and errors, and a route without a body never reads one.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   // Buffered until the JSON logger takes over, so even Nest's start-up lines are JSON.
-  const app = await NestFactory.create(AppModule.forRoot(config, logger), { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
+    bodyParser: false,
+    bufferLogs: true,
+  });
   app.useLogger(app.get(PinoNestLogger));
-  app.getHttpAdapter().getInstance().disable('x-powered-by');
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription(

@@ -63,7 +63,7 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
 
   // True when the owner's answer was relayed; false to answer here.
   private async route(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
-    const sessionId = OWNER_ROUTE.exec(request.url ?? '')?.[1];
+    const sessionId = OWNER_ROUTE.exec(pathOf(request))?.[1];
     if (!sessionId || request.headers[FORWARDED_HEADER] !== undefined || !isCanonicalUuid(sessionId.toLowerCase())) return false;
     const owner = await this.service.locateOwner(sessionId).catch(() => undefined);
     if (owner?.kind !== 'node' || !owner.url) return false;
@@ -98,7 +98,7 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
     headers[FORWARDED_HEADER] = this.service.nodeId;
     if (body.length > 0 || request.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
-      const upstream = httpRequest(new URL(request.url!, base), {
+      const upstream = httpRequest(new URL(pathOf(request), base), {
         method: request.method,
         headers,
         agent: this.agent,
@@ -128,6 +128,12 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   onModuleDestroy(): void {
     this.agent.destroy();
   }
+}
+
+// The path and query as the client sent them: middleware may see `url` with its mount path
+// stripped (Fastify's middie keeps the original in `originalUrl`).
+function pathOf(request: IncomingMessage & { originalUrl?: string }): string {
+  return request.originalUrl ?? request.url ?? '';
 }
 
 // The whole body, to send it on and still have it if the owner does not answer.

@@ -1,5 +1,6 @@
 import { BadRequestException, Logger, type ArgumentsHost, type LoggerService } from '@nestjs/common';
-import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProblemDetailsFilter } from './problem-details.filter.js';
 
@@ -10,11 +11,11 @@ interface Received {
   readonly body: string;
 }
 
-const hostFor = (request: IncomingMessage, response: ServerResponse): ArgumentsHost =>
+const hostFor = (request: FastifyRequest, response: FastifyReply): ArgumentsHost =>
   ({ switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }) }) as unknown as ArgumentsHost;
 
 describe('ProblemDetailsFilter on a real HTTP response', () => {
-  let server: Server;
+  let server: FastifyInstance;
   let logged: unknown[][];
   // What the request handler does with the response before the filter gets the error.
   let before: (response: ServerResponse) => void;
@@ -31,26 +32,28 @@ describe('ProblemDetailsFilter on a real HTTP response', () => {
     Logger.overrideLogger(capture);
     before = () => undefined;
     filterThrew = undefined;
-    server = createServer((request, response) => {
-      before(response);
+    // The server's HTTP platform, with one route whose handler fails.
+    server = fastify();
+    server.get('/v1/anything', (request, reply) => {
+      before(reply.raw);
       try {
-        new ProblemDetailsFilter().catch(error, hostFor(request, response));
+        new ProblemDetailsFilter().catch(error, hostFor(request, reply));
       } catch (thrown) {
         filterThrew = thrown;
-        response.destroy();
+        reply.raw.destroy();
       }
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await server.listen({ port: 0, host: '127.0.0.1' });
   });
 
   afterEach(async () => {
     Logger.overrideLogger(false);
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   });
 
   const request = (): Promise<Received> =>
     new Promise((resolve, reject) => {
-      const { port } = server.address() as AddressInfo;
+      const { port } = server.server.address() as AddressInfo;
       get(`http://127.0.0.1:${port}/v1/anything`, (response) => {
         let body = '';
         response.setEncoding('utf8');

@@ -8,8 +8,9 @@ import {
   ValidationError,
   type StopCause,
 } from 'nestjs-process-notifications';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { allowedMethods } from './allowed-methods.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { allowedMethods } from './route-table.js';
 import { HttpProblemError } from './http-problem.error.js';
 import { PROBLEM_TYPES, problem, type Problem } from './problem-types.js';
 
@@ -36,18 +37,28 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<ServerResponse>();
+    const http = host.switchToHttp();
+    this.answer(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  /**
+   * Answers `exception` as a problem document. Also Fastify's `frameworkErrors` (server-app.ts),
+   * for what fails before a request reaches Nest, such as a path the router cannot decode.
+   */
+  answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const headers: Record<string, string> = {};
-    const body = this.toProblem(exception, headers, host.switchToHttp().getRequest<IncomingMessage>());
-    if (response.headersSent) {
+    const body = this.toProblem(exception, headers, request.raw);
+    if (reply.raw.headersSent) {
       // A stream already started (SSE): nothing can be answered any more.
-      response.end();
+      reply.raw.end();
       return;
     }
-    response.statusCode = body.status;
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-    response.setHeader('Content-Type', 'application/problem+json');
-    response.end(JSON.stringify(body));
+    // As bytes: Fastify would add `; charset=utf-8` to a JSON media type sent as a string.
+    void reply
+      .code(body.status)
+      .headers(headers)
+      .header('content-type', 'application/problem+json')
+      .send(Buffer.from(JSON.stringify(body)));
   }
 
   private toProblem(exception: unknown, headers: Record<string, string>, request: IncomingMessage): Problem {
@@ -75,8 +86,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (exception.code === 'stream_limit_reached') headers['Retry-After'] = '1';
       return problem(exception.code, exception.message);
     }
-    // Express could not percent-decode a path parameter (Nest wraps its URIError).
-    if (exception instanceof HttpException && exception.getStatus() === 400 && exception.message.startsWith('Failed to decode param')) {
+    // The router could not percent-decode the path (Fastify's FST_ERR_BAD_URL).
+    if ((exception as { code?: unknown } | undefined)?.code === 'FST_ERR_BAD_URL') {
       return { ...problem('invalid_field', 'A path parameter is not valid percent-encoding.'), field: 'path' };
     }
     // Nest's own answer for a request no route matches: a wrong method, or no such path.

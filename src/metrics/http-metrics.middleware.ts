@@ -1,6 +1,6 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { routeOf } from '../http/route-of.js';
+import { routeOf } from '../http/route-table.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Status label of a request whose client went away before any answer was sent. */

@@ -1,6 +1,6 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { Public } from '../http/public.decorator.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -12,9 +12,9 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
-  async scrape(@Res({ passthrough: true }) response: ServerResponse): Promise<string> {
+  async scrape(@Res({ passthrough: true }) response: FastifyReply): Promise<string> {
     const text = await this.metrics.scrape();
-    response.setHeader('Content-Type', this.metrics.registry.contentType);
+    response.header('Content-Type', this.metrics.registry.contentType);
     return text;
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
-import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
@@ -45,7 +45,7 @@ export class ProcessLifecycleController {
   async publish(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() record: unknown,
-    @Res({ passthrough: true }) response: ServerResponse,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<LifecyclePublicationDto> {
     const publication = await this.service.publishProcessLifecycle(sessionId, record);
     // Published, so the library validated the record: its kind is one of the five.
@@ -53,7 +53,7 @@ export class ProcessLifecycleController {
       this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);
     } else {
       response.statusCode = 200;
-      response.setHeader('Idempotent-Replayed', 'true');
+      response.header('Idempotent-Replayed', 'true');
     }
     return LifecyclePublicationDto.from(publication);
   }

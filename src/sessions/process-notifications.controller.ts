@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
-import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -53,7 +53,7 @@ export class ProcessNotificationsController {
   async notify(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() notification: unknown,
-    @Res({ passthrough: true }) response: ServerResponse,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<ProcessCompletionDeliveryDto> {
     const delivery = await this.service.notifyProcessCompletion(sessionId, notification).catch((error: unknown) => {
       this.metrics.countRefusedDelivery(error);
@@ -61,7 +61,7 @@ export class ProcessNotificationsController {
     });
     this.metrics.countDelivery(delivery.disposition);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
-    if (!delivery.appended) response.setHeader('Idempotent-Replayed', 'true');
+    if (!delivery.appended) response.header('Idempotent-Replayed', 'true');
     return ProcessCompletionDeliveryDto.from(delivery);
   }
 
@@ -96,10 +96,10 @@ export class ProcessNotificationsController {
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
     @Param('command_id', new UuidParamPipe('command_id')) commandId: string,
     @JsonBody(new ClosedSchemaPipe(EmptyRequestDto)) _body: EmptyRequestDto,
-    @Res({ passthrough: true }) response: ServerResponse,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<ConsumptionDto> {
     const { consumed, sequence } = await this.service.consume(sessionId, loopId, commandId);
-    if (!consumed) response.setHeader('Idempotent-Replayed', 'true');
+    if (!consumed) response.header('Idempotent-Replayed', 'true');
     return { consumed, sequence };
   }
 }

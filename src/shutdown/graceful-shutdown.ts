@@ -66,8 +66,9 @@ export class GracefulShutdown {
     const deadline = Date.now() + this.graceMs;
     this.logger.log(`${signal ?? 'shutdown'}: draining ${this.responses.size} requests on ${this.inFlight.size} connections`);
     // Stop listening only: http.Server#close would also close idle keep-alive connections at
-    // once, and a client that is sending its next request on one of them would see a reset.
-    await new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+    // once, and a client that is sending its next request on one of them would see a reset. Not
+    // awaited: its callback waits for every connection to end, which the loop below brings about.
+    NetServer.prototype.close.call(server);
     for (const response of this.responses) if (!response.headersSent) response.setHeader('Connection', 'close');
     // Open event streams end now (clients resume elsewhere with Last-Event-ID).
     await this.app.get(SessionEventStream).close();
