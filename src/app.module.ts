@@ -1,13 +1,13 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ProcessNotificationsModule } from 'nestjs-process-notifications';
-import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
 import { HealthController } from './health/health.controller.js';
 import { BearerAuthGuard } from './http/bearer-auth.guard.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
-import { requestLoggingOptions } from './logging/request-logging.js';
+import { RequestLoggingMiddleware } from './logging/request-logging.middleware.js';
+import { ROOT_LOGGER } from './logging/root-logger.js';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -20,7 +20,7 @@ import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 
 // Every request, matched or not. Fastify's middleware matcher (Nest's FastifyAdapter) does not
-// match the optional-group form `{/*splat}` that is the default of Nest and nestjs-pino on Express.
+// match the optional-group form `{/*splat}` that Nest's documentation gives for Express.
 const EVERY_REQUEST = { path: '{*splat}', method: RequestMethod.ALL };
 
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
@@ -34,7 +34,6 @@ export class AppModule implements NestModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot({ pinoHttp: requestLoggingOptions(logger), forRoutes: [EVERY_REQUEST] }),
         ProcessNotificationsModule.forRoot({
           databaseUrl: config.databaseUrl,
           loopCapacity: config.loopCapacity,
@@ -56,6 +55,7 @@ export class AppModule implements NestModule {
       ],
       providers: [
         { provide: SERVER_CONFIG, useValue: config },
+        { provide: ROOT_LOGGER, useValue: logger },
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         SessionEventStream,
@@ -65,6 +65,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware, OwnerForwardingMiddleware).forRoutes(EVERY_REQUEST);
+    consumer.apply(HttpMetricsMiddleware, RequestLoggingMiddleware, OwnerForwardingMiddleware).forRoutes(EVERY_REQUEST);
   }
 }

@@ -3,13 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { ServerConfig } from './config/server-config.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
-import { REQUEST_ID_HEADER, requestIdOf } from './logging/request-logging.js';
+import { PinoNestLogger } from './logging/pino-nest-logger.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './logging/request-id.js';
 import { createRootLogger } from './logging/root-logger.js';
 
 /**
@@ -26,7 +26,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // by the same filter as everything else, as a problem document.
   const problems = new ProblemDetailsFilter();
   const adapter = new FastifyAdapter({
-    // Request lines are the logging module's (nestjs-pino), not Fastify's.
+    // Request lines are RequestLoggingMiddleware's, not Fastify's.
     logger: false,
     // Every request is answered while the server drains (GracefulShutdown), never with a 503.
     return503OnClosing: false,
@@ -48,7 +48,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     bodyParser: false,
     bufferLogs: true,
   });
-  app.useLogger(app.get(PinoNestLogger));
+  app.useLogger(new PinoNestLogger(logger));
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription(

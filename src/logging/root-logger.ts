@@ -18,6 +18,9 @@ const REDACTED_PATHS = [
   'req.body',
 ];
 
+/** Injection token of the server's root logger (`createRootLogger`). */
+export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+
 /**
  * The server's one pino logger: JSON lines on stdout with an ISO time and the level as a word
  * (`"level":"info"`). Writes are synchronous, so a line logged just before `process.exit()`

@@ -1,0 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/** Request header that carries the request id in, and back out on the response. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+// A client's id is kept when it is a plausible id: printable ASCII, no spaces, not too long.
+const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * The id of a request: `X-Request-Id` when the client sent a usable one, else a fresh UUID.
+ * Fastify's `genReqId` (server-app.ts): the request lines and the response header use its id.
+ */
+export function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+}
