@@ -90,12 +90,14 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
     return true;
   }
 
-  private forward(request: IncomingMessage, base: string, body: Buffer): Promise<Forwarded> {
+  private forward(request: IncomingMessage & { id?: string }, base: string, body: Buffer): Promise<Forwarded> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     headers[FORWARDED_HEADER] = this.service.nodeId;
+    // The owner logs and echoes this node's request id, so both nodes' lines name one request.
+    if (request.id !== undefined) headers['x-request-id'] = request.id;
     if (body.length > 0 || request.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
       const upstream = httpRequest(new URL(pathOf(request), base), {
