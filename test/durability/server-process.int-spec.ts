@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { jsonRequest } from '../support/http-client.js';
 import { notification as notificationFor } from '../support/test-app.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
@@ -51,6 +52,22 @@ describe('the server process', () => {
       // Answered after the abort was handled: the server is fine and has logged no error.
       expect((await jsonRequest(undefined, `${server.url}/healthz`, 'GET', undefined)).status).toBe(200);
       expect(server.output).not.toMatch(/"level":"(?:error|fatal)"/);
+    } finally {
+      await server.stop('SIGKILL');
+    }
+  });
+
+  it('listens on every interface, as Node does by default: IPv4 and, where the host has it, IPv6', async () => {
+    const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('journal.db')}` });
+    try {
+      const port = new URL(server.url).port;
+      const hosts = ['127.0.0.1', ...(hasIpv6Loopback() ? ['[::1]'] : [])];
+      for (const host of hosts) expect((await fetch(`http://${host}:${port}/healthz`)).status).toBe(200);
+      // And on an address that is not loopback, when the machine has one.
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address?.family === 'IPv4' && !address.internal);
+      if (external) expect((await fetch(`http://${external.address}:${port}/healthz`)).status).toBe(200);
     } finally {
       await server.stop('SIGKILL');
     }
@@ -138,3 +155,9 @@ describe('the server process', () => {
     });
   });
 });
+
+function hasIpv6Loopback(): boolean {
+  return Object.values(networkInterfaces())
+    .flat()
+    .some((address) => address?.family === 'IPv6' && address.address === '::1');
+}
