@@ -31,6 +31,8 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     // Every request is answered while the server drains (GracefulShutdown), never with a 503.
     return503OnClosing: false,
     genReqId: requestIdOf,
+    // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => problems.answer(error, request, reply),
   });
   const fastify = adapter.getInstance();

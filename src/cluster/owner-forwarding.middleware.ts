@@ -9,8 +9,9 @@ import { BODY_TOO_LARGE, keepBody } from './buffered-body.js';
 export const FORWARDED_HEADER = 'pn-forwarded-by';
 
 // Routes its owner answers (spec section 9): the session, its loops, pending sets, deliveries
-// and lifecycle records. Journal pages and event streams are served by any node.
-const OWNER_ROUTE = /^\/v1\/sessions\/([^/?#]+)(?:\/(?:loops|process-completions|process-lifecycle)(?:[/?#].*)?)?(?:\?.*)?$/;
+// and lifecycle records. Journal pages and event streams are served by any node. In any case
+// and with a trailing slash, as the router matches them.
+const OWNER_ROUTE = /^\/v1\/sessions\/([^/?#]+)(?:\/(?:loops|process-completions|process-lifecycle)(?:[/?#].*)?|\/)?(?:\?.*)?$/i;
 
 // Connection-level headers, which belong to one hop only (RFC 9110 section 7.6.1).
 const HOP_BY_HOP = new Set([

@@ -16,6 +16,16 @@ describe('REST API v1: the happy path', () => {
   });
   afterEach(() => t.close());
 
+  it('routes a path with a trailing slash or in another case like the path itself, as the Express server did', async () => {
+    const session = await t.http.post('/v1/sessions/').set(admin).expect(201);
+    const sessionId = session.body.session_id as string;
+    const loop = await t.http.post(`/V1/Sessions/${sessionId.toUpperCase()}/Loops/`).set(bearer(session.body.token)).send({}).expect(201);
+    const n = notification(sessionId, loop.body.loop_id as string);
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions/`).set(bearer(session.body.token)).send(n).expect(202);
+    const read = await t.http.get(`/v1/sessions/${sessionId}/`).set(bearer(session.body.token)).expect(200);
+    expect(read.body.loops).toEqual([expect.objectContaining({ loop_id: loop.body.loop_id, pending: 1 })]);
+  });
+
   it('creates a session and a loop, delivers, de-duplicates, lists, consumes and pages the journal', async () => {
     const sessionId = randomUUID();
     const created = await t.http.post('/v1/sessions').set(admin).send({ session_id: sessionId.toUpperCase() }).expect(201);
