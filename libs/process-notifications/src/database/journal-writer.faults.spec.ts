@@ -110,6 +110,59 @@ describe('JournalWriter on a SQLite connection in a bad state', () => {
   });
 });
 
+// While SQLite fails (a full disk), the health probe is a real append of a largest
+// notification, taken back in its transaction: a disk with room for a small record only stays
+// unhealthy. The probe's statements are watched through a TypeORM subscriber on the real database.
+describe('JournalWriter health probe while SQLite is full', () => {
+  it('appends a largest notification at the right edge of the journal, and leaves no row and no gap behind', async () => {
+    const dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
+    try {
+      const db = (dataSource.driver as unknown as { databaseConnection: Database.Database }).databaseConnection;
+      const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+      jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const before = await writer.append(draft());
+      // Full: the next record needs a page the database may not take.
+      db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+      const big = { ...draft(), payload: { blob: 'x'.repeat(20_000) } };
+      await expect(writer.append(big)).rejects.toBeInstanceOf(JournalUnavailableError);
+      db.pragma('max_page_count = 1073741823');
+
+      const inserts: unknown[][] = [];
+      dataSource.subscribers.push({
+        afterQuery: (event: AfterQueryEvent) => {
+          if (/^\s*INSERT INTO pn_journal/i.test(event.query)) inserts.push((event.parameters as unknown[] | undefined) ?? []);
+        },
+      });
+      await expect(writer.isHealthy()).resolves.toBe(true);
+      const id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+      expect(inserts).toHaveLength(1);
+      const [sessionId, loopId, kind, idempotencyId, , payload, causeCommandId] = inserts[0]!;
+      expect({ sessionId, loopId, kind, idempotencyId, causeCommandId }).toEqual({
+        sessionId: id,
+        loopId: id,
+        kind: 'process_notification',
+        idempotencyId: id,
+        causeCommandId: id,
+      });
+      expect(JSON.parse(payload as string)).toEqual({
+        command_id: id,
+        session_id: id,
+        loop_id: id,
+        process_handle: 'p'.repeat(128),
+        state: 'exited',
+        reason: 'exited',
+      });
+      // Taken back: no row, and the next record follows the last one without a gap.
+      expect(await dataSource.query('SELECT COUNT(*) AS n FROM pn_journal WHERE session_id = ?', [id])).toEqual([{ n: 0 }]);
+      const after = await writer.append(draft());
+      expect(after.record.sequence).toBe(before.record.sequence + 1);
+      jest.restoreAllMocks();
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
+
 // The queue: one transaction at a time, and work that was answered (expired) never runs again.
 describe('JournalWriter queue (real in-memory SQLite)', () => {
   let dataSource: DataSource;
