@@ -58,9 +58,10 @@ for part in "${parts[@]}"; do
   if [[ ${AFTER:-} == 1 ]]; then
     ranges=$(node scripts/mutation-score.mjs --ranges "$part")
     [[ -n $ranges && -n ${AFTER_TESTS[$part]:-} ]] || continue
-    MUTATE_TESTS=${AFTER_TESTS[$part]} MUTATE_PART=$part.after nice -n "${NICE:-19}" npx stryker run stryker.part.config.mjs --concurrency "${CONCURRENCY:-2}" \
-      --mutate "$ranges" "${extra[@]}" >"reports/mutation/parts/$part.after.log" 2>&1 || echo "part $part after: stryker failed"
-    echo "part $part (after): $(($(date +%s) - start)) s" | tee -a reports/mutation/parts/times.txt
+    # AFTER_RUN=2, 3...: another run after more tests were written, kept beside the first.
+    MUTATE_TESTS=${AFTER_TESTS[$part]} MUTATE_PART=$part.after${AFTER_RUN:-} nice -n "${NICE:-19}" npx stryker run stryker.part.config.mjs --concurrency "${CONCURRENCY:-2}" \
+      --mutate "$ranges" "${extra[@]}" >"reports/mutation/parts/$part.after${AFTER_RUN:-}.log" 2>&1 || echo "part $part after: stryker failed"
+    echo "part $part (after${AFTER_RUN:-}): $(($(date +%s) - start)) s" | tee -a reports/mutation/parts/times.txt
     continue
   fi
   tests=${FIRST_PASS_TESTS[$part]:-}
