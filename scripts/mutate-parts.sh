@@ -41,6 +41,7 @@ declare -A AFTER_TESTS=(
   [database]="$L/database/journal-outage.spec.ts,$L/database/store-failure.spec.ts"
   [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts"
   [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts"
+  [validation]="$L/validation/validation-messages.spec.ts"
   [writer]="$L/database/journal-writer.limits.spec.ts,$L/database/journal-writer.reads.spec.ts,$L/database/journal-writer.faults.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
 )
 
