@@ -49,7 +49,9 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
 
   // A writer of its own (a node of its own) on the file's schema, with `poolSize` connections.
   const start = async (poolSize: number, journalTimeoutMs = 5_000) => {
-    const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), poolSize } as never).initialize();
+    // The database named as hosts often configure it (beside the URL): still no SQLite read connection.
+    const database = new URL(POSTGRES_URL).pathname.slice(1);
+    const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), database, poolSize } as never).initialize();
     const leases = new SessionLeases(dataSource, { leaseTtlMs: 600_000 });
     const writer = new JournalWriter(dataSource, leases, { journalTimeoutMs });
     await writer.onModuleInit();
@@ -210,6 +212,23 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       await expect(writer.read((manager) => manager.query('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
     });
 
+    it('returns a page in sequence order, even after a record was updated in place (a payload dropped by retention)', async () => {
+      const { writer, leases } = await start(2);
+      const sessionId = randomUUID();
+      leases.hold(sessionId, (await leases.acquire(sessionId))!);
+      // Idempotency ids in descending order, so neither the heap nor the idempotency index is in sequence order.
+      const ids = Array.from({ length: 5 }, () => randomUUID())
+        .sort()
+        .reverse();
+      for (const id of ids) await writer.append(draft(sessionId, id));
+      await admin!.query(`UPDATE "${schema}".pn_journal SET payload = '{}' WHERE session_id = $1 AND idempotency_id = $2`, [
+        sessionId,
+        ids[0],
+      ]);
+      const page = await writer.page(sessionId, 0, 10);
+      expect(page.map((record) => record.idempotencyId)).toEqual(ids);
+    });
+
     it('does not wait behind a write transaction in progress', async () => {
       const { writer } = await start(2);
       const sessionId = randomUUID();
@@ -273,12 +292,17 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       // the next write could not run.
       const { writer } = await start(1, 2_000);
       const sessionId = randomUUID();
+      const pid = async () =>
+        ((await writer.write((manager) => manager.query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }])[0].pid;
+      const before = await pid();
       const failed = await settle(
         writer.write(async (manager, journal) => {
           await journal.append(draft(sessionId));
           await manager.query('SELECT no_such_column FROM pn_journal');
         }),
       );
+      // A statement's own failure does not cost the connection.
+      expect(await pid()).toBe(before);
       expect((failed as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
       expect(await recordsOf(sessionId)).toEqual([]);
       const next = draft(sessionId);

@@ -228,6 +228,49 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
     expect(runs).toBe(1);
   });
 
+  it('never runs work answered at its deadline while it was still queued', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const stalled = writer.write(async () => {
+      entered();
+      await gate;
+    });
+    await inTransaction;
+    let runs = 0;
+    // First in the queue behind the stalled transaction, answered at its deadline while waiting.
+    const queued = writer.write(() => Promise.resolve((runs += 1)));
+    await expect(stalled).rejects.toThrow(/did not answer within 200 ms/);
+    await expect(queued).rejects.toThrow(/did not answer within 200 ms/);
+    release();
+    await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+    expect(runs).toBe(0);
+  });
+
+  it('keeps the work queued behind a job whose deadline passed inside its transaction', async () => {
+    // The health probe's deadline (2 s) is shorter than the writes' (10 s here).
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 10_000 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    // One batch: the stalled unit of work, then the probe, which waits inside the transaction.
+    const stalled = writer.write(async () => {
+      entered();
+      await gate;
+    });
+    const healthy = writer.isHealthy();
+    await inTransaction;
+    const behind = draft();
+    const queued = writer.append(behind);
+    await expect(healthy).resolves.toBe(false);
+    release();
+    await stalled;
+    await expect(queued).resolves.toMatchObject({ appended: true, record: { idempotencyId: behind.idempotencyId } });
+  });
+
   it("does not log a job's own statement failure as a journal outage", async () => {
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
