@@ -14,7 +14,7 @@ declare -A PARTS=(
   [validation]="$L/validation/**/*.ts,!$L/validation/**/*.spec.ts"
   [commands]="$L/commands/**/*.handler.ts"
   [loop]="$L/loops/process-loop.ts"
-  [journal]="$L/journal/**/*.ts"
+  [journal]="$L/journal/**/*.ts,!$L/journal/**/*.spec.ts"
   [database]="$L/database/journal-rows.ts,$L/database/journal-outage.ts,$L/database/store-failure.ts"
   [writer]="$L/database/journal-writer.service.ts"
 )
