@@ -23,6 +23,9 @@ const SLOW_OR_OUT_OF_REACH = [
   'test/e2e/notify-fuzz\\.',
   'test/e2e/events\\.',
   'test/embedding\\.',
+  // Server processes from dist/ too (the floor benchmark server, the cluster of server processes).
+  'test/bench/',
+  'test/cluster/several-nodes\\.',
 ];
 
 /** The Jest configuration Stryker runs for each mutant (see stryker.config.mjs). */

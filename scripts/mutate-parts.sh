@@ -14,7 +14,7 @@ declare -A PARTS=(
   [validation]="$L/validation/**/*.ts,!$L/validation/**/*.spec.ts"
   [commands]="$L/commands/**/*.handler.ts"
   [loop]="$L/loops/process-loop.ts"
-  [journal]="$L/journal/**/*.ts"
+  [journal]="$L/journal/**/*.ts,!$L/journal/**/*.spec.ts"
   [database]="$L/database/journal-rows.ts,$L/database/journal-outage.ts,$L/database/store-failure.ts"
   [writer]="$L/database/journal-writer.service.ts"
 )
@@ -41,7 +41,8 @@ declare -A AFTER_TESTS=(
   [database]="$L/database/journal-outage.spec.ts,$L/database/store-failure.spec.ts"
   [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts"
   [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts"
-  [writer]="$L/database/journal-writer.limits.spec.ts"
+  [validation]="$L/validation/validation-messages.spec.ts"
+  [writer]="$L/database/journal-writer.limits.spec.ts,$L/database/journal-writer.reads.spec.ts,$L/database/journal-writer.faults.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
 )
 
 extra=()
@@ -58,14 +59,15 @@ for part in "${parts[@]}"; do
   if [[ ${AFTER:-} == 1 ]]; then
     ranges=$(node scripts/mutation-score.mjs --ranges "$part")
     [[ -n $ranges && -n ${AFTER_TESTS[$part]:-} ]] || continue
-    MUTATE_TESTS=${AFTER_TESTS[$part]} MUTATE_PART=$part.after nice -n 10 npx stryker run stryker.part.config.mjs --concurrency 1 \
-      --mutate "$ranges" "${extra[@]}" >"reports/mutation/parts/$part.after.log" 2>&1 || echo "part $part after: stryker failed"
-    echo "part $part (after): $(($(date +%s) - start)) s" | tee -a reports/mutation/parts/times.txt
+    # AFTER_RUN=2, 3...: another run after more tests were written, kept beside the first.
+    MUTATE_TESTS=${AFTER_TESTS[$part]} MUTATE_PART=$part.after${AFTER_RUN:-} nice -n "${NICE:-19}" npx stryker run stryker.part.config.mjs --concurrency "${CONCURRENCY:-2}" \
+      --mutate "$ranges" "${extra[@]}" >"reports/mutation/parts/$part.after${AFTER_RUN:-}.log" 2>&1 || echo "part $part after: stryker failed"
+    echo "part $part (after${AFTER_RUN:-}): $(($(date +%s) - start)) s" | tee -a reports/mutation/parts/times.txt
     continue
   fi
   tests=${FIRST_PASS_TESTS[$part]:-}
   # RECHECK_ONLY=1: only the recheck, over the first pass already in reports/.
-  [[ ${RECHECK_ONLY:-} == 1 ]] || MUTATE_TESTS=$tests MUTATE_PART=$part nice -n 10 npx stryker run stryker.part.config.mjs --concurrency 1 --mutate "$files" "${extra[@]}" \
+  [[ ${RECHECK_ONLY:-} == 1 ]] || MUTATE_TESTS=$tests MUTATE_PART=$part nice -n "${NICE:-19}" npx stryker run stryker.part.config.mjs --concurrency "${CONCURRENCY:-2}" --mutate "$files" "${extra[@]}" \
     >"reports/mutation/parts/$part.log" 2>&1 || echo "part $part: stryker failed (see reports/mutation/parts/$part.log)"
   end=$(date +%s)
   [[ ${RECHECK_ONLY:-} == 1 ]] || echo "part $part: $((end - start)) s" | tee -a reports/mutation/parts/times.txt
@@ -75,7 +77,7 @@ for part in "${parts[@]}"; do
     ranges=$(node scripts/mutation-score.mjs --ranges "$part")
     [[ -n $ranges ]] || continue
     start=$(date +%s)
-    MUTATE_PART=$part.recheck nice -n 10 npx stryker run stryker.part.config.mjs --concurrency 1 --mutate "$ranges" "${extra[@]}" \
+    MUTATE_PART=$part.recheck nice -n "${NICE:-19}" npx stryker run stryker.part.config.mjs --concurrency "${CONCURRENCY:-2}" --mutate "$ranges" "${extra[@]}" \
       >"reports/mutation/parts/$part.recheck.log" 2>&1 || echo "part $part recheck: stryker failed (see reports/mutation/parts/$part.recheck.log)"
     end=$(date +%s)
     echo "part $part recheck: $((end - start)) s" | tee -a reports/mutation/parts/times.txt

@@ -22,7 +22,9 @@ function mutantsOf(part) {
   const mutants = new Map();
   const read = (file) => Object.entries(JSON.parse(readFileSync(join(dir, file), 'utf8')).files);
   for (const [path, { mutants: list }] of read(`${part}.json`)) for (const m of list) mutants.set(keyOf(path, m), { path, ...m });
-  const extras = [`${part}.recheck.json`, ...(process.argv.includes('--before') ? [] : [`${part}.after.json`])];
+  // <part>.after.json, and later runs with more new tests: <part>.after2.json, <part>.after3.json...
+  const afters = readdirSync(dir).filter((file) => new RegExp(`^${part}\\.after\\d*\\.json$`).test(file));
+  const extras = [`${part}.recheck.json`, ...(process.argv.includes('--before') ? [] : afters)];
   for (const extra of extras.filter((file) => existsSync(join(dir, file)))) {
     for (const [path, { mutants: list }] of read(extra)) {
       for (const m of list) {

@@ -44,6 +44,7 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
     const answers = await Promise.all(Array.from({ length: 10_001 }, () => settle(writer.append(draft()))));
     expect(answers.slice(0, 10_000).every((answer) => answer === 'ok')).toBe(true);
     expect(answers[10_000]).toBeInstanceOf(JournalUnavailableError);
+    expect((answers[10_000] as Error).message).toBe('journal unavailable: 10000 writes are already waiting for the database');
     expect(Number(((await dataSource.query('SELECT COUNT(*) AS n FROM pn_journal')) as Array<{ n: number }>)[0]!.n)).toBe(10_000);
   });
 

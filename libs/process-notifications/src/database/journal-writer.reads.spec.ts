@@ -1,0 +1,154 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { AlreadyExistsError } from '../errors/already-exists.error.js';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { JournalWriter } from './journal-writer.service.js';
+import { LoopEntity } from './loop.entity.js';
+import { SessionEntity } from './session.entity.js';
+import { SessionLeases } from './session-leases.service.js';
+
+function draft(sessionId: string, loopId: string, idempotencyId: string = randomUUID()): JournalDraft {
+  return {
+    sessionId,
+    loopId,
+    kind: 'process_notification',
+    idempotencyId,
+    payload: { command_id: idempotencyId, session_id: sessionId, loop_id: loopId, process_handle: 'p', state: 'exited', reason: 'exited' },
+  };
+}
+
+// File descriptors of this process open on `path` (Linux: /proc/self/fd).
+const openHandles = (path: string): number =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  }).length;
+
+// Reads (page, restoreRows, consumptionOf) on a SQLite file go through a second, read-only
+// connection the writer opens at module start and closes at shutdown.
+describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
+  let dir: string;
+  let file: string;
+  let dataSource: DataSource;
+  let writer: JournalWriter;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pn-reads-'));
+    file = join(dir, 'journal.db');
+    dataSource = await new DataSource(dataSourceOptionsFromUrl(`sqlite:${file}`)).initialize();
+    writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    await writer.onModuleInit();
+  });
+
+  afterEach(async () => {
+    await writer.onModuleDestroy();
+    if (dataSource.isInitialized) await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('cannot write through a read: the statement fails with JournalUnavailableError and nothing changes', async () => {
+    const sessionId = randomUUID();
+    await expect(
+      writer.read((manager) => manager.insert(SessionEntity, { sessionId, tokenHash: null, createdAt: '2026-01-01T00:00:00Z' })),
+    ).rejects.toBeInstanceOf(JournalUnavailableError);
+    expect(await dataSource.query('SELECT session_id FROM pn_sessions')).toEqual([]);
+  });
+
+  it("hands a read's domain error back as it is, and any other failure as JournalUnavailableError", async () => {
+    const domain = new AlreadyExistsError('loop', randomUUID());
+    await expect(
+      writer.read(() => {
+        throw domain;
+      }),
+    ).rejects.toBe(domain);
+    const failed = writer.read((manager) => manager.query('SELECT no_such_column FROM pn_journal'));
+    await expect(failed).rejects.toBeInstanceOf(JournalUnavailableError);
+    await expect(failed).rejects.toThrow(/no_such_column/);
+  });
+
+  it('logs no SQL for its reads', async () => {
+    const logged = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      await writer.page(randomUUID(), 0, 10);
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('returns a page in sequence order, whatever the order of the idempotency ids', async () => {
+    const sessionId = randomUUID();
+    const loopId = randomUUID();
+    // Ids in descending order, so an index on (session, idempotency id) would list them backwards.
+    const ids = Array.from({ length: 12 }, () => randomUUID())
+      .sort()
+      .reverse();
+    for (const id of ids) await writer.append(draft(sessionId, loopId, id));
+    const page = await writer.page(sessionId, 0, 100);
+    expect(page.map((record) => record.idempotencyId)).toEqual(ids);
+    const sequences = page.map((record) => record.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    // After a sequence, up to a limit.
+    expect((await writer.page(sessionId, sequences[3]!, 2)).map((record) => record.sequence)).toEqual(sequences.slice(4, 6));
+  });
+
+  it("restores one session's rows only, or every session's", async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const loops = { [a]: randomUUID(), [b]: randomUUID() };
+    for (const sessionId of [a, b]) {
+      await dataSource.manager.insert(SessionEntity, { sessionId, tokenHash: null, createdAt: '2026-01-01T00:00:00Z' });
+      await dataSource.manager.insert(LoopEntity, {
+        sessionId,
+        loopId: loops[sessionId]!,
+        engine: 'native',
+        state: 'running',
+        createdAt: '2026-01-01T00:00:00Z',
+      } as LoopEntity);
+      await writer.append(draft(sessionId, loops[sessionId]!));
+    }
+    const one = await writer.restoreRows(a);
+    expect(one.sessions.map((session) => session.sessionId)).toEqual([a]);
+    expect(one.loops.map((loop) => [loop.sessionId, loop.loopId])).toEqual([[a, loops[a]]]);
+    expect(one.pending.map((row) => row.sessionId)).toEqual([a]);
+    const every = await writer.restoreRows();
+    expect(every.sessions.map((session) => session.sessionId).sort()).toEqual([a, b].sort());
+    expect(every.loops).toHaveLength(2);
+  });
+
+  it('closes its read-only connection at shutdown: the file is left whole, with no handle or WAL file', async () => {
+    await writer.page(randomUUID(), 0, 10);
+    expect(openHandles(file)).toBeGreaterThan(0);
+    await writer.onModuleDestroy();
+    // A second shutdown is harmless.
+    await writer.onModuleDestroy();
+    await dataSource.destroy();
+    // The last connection to close checkpoints the WAL into the file and removes it.
+    expect(openHandles(file)).toBe(0);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+});
+
+describe('JournalWriter reads on in-memory SQLite', () => {
+  it('reads the one in-memory database even after module start (no second connection there)', async () => {
+    const dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
+    try {
+      const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+      await writer.onModuleInit();
+      const sessionId = randomUUID();
+      const { record } = await writer.append(draft(sessionId, randomUUID()));
+      await expect(writer.page(sessionId, 0, 10)).resolves.toEqual([record]);
+      await writer.onModuleDestroy();
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
