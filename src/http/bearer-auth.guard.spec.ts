@@ -8,7 +8,7 @@ import { HttpProblemError } from './http-problem.error.js';
 const SESSION = '0b0e7c1e-3c1d-4c4e-9a43-5a2d8f1e6b70';
 const SESSION_TOKEN = 'a-session-token';
 
-// A request as Express hands it to guards: `params` is always an object, empty on a route
+// A request as Fastify hands it to guards: `params` is always an object, empty on a route
 // without path parameters.
 function contextFor(params: Record<string, string>, authorization: string): ExecutionContext {
   class SomeController {
