@@ -8,7 +8,7 @@ import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
-import { JournalWriter } from './journal-writer.service.js';
+import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
 import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { SessionLeases } from './session-leases.service.js';
@@ -33,7 +33,7 @@ const openHandles = (path: string): number =>
     }
   }).length;
 
-// Reads (page, restoreRows, consumptionOf) on a SQLite file go through a second, read-only
+// Reads (page, restore, consumptionOf) on a SQLite file go through a second, read-only
 // connection the writer opens at module start and closes at shutdown.
 describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
   let dir: string;
@@ -115,13 +115,23 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
       } as LoopEntity);
       await writer.append(draft(sessionId, loops[sessionId]!));
     }
-    const one = await writer.restoreRows(a);
+    const restored = async (sessionId?: string) => {
+      const pending: string[] = [];
+      let rows: RestoreRows | undefined;
+      await writer.restore(sessionId, (read) => {
+        rows = read;
+        return (row) => pending.push((JSON.parse(row.payload) as { session_id: string }).session_id);
+      });
+      return { ...rows!, pending };
+    };
+    const one = await restored(a);
     expect(one.sessions.map((session) => session.sessionId)).toEqual([a]);
     expect(one.loops.map((loop) => [loop.sessionId, loop.loopId])).toEqual([[a, loops[a]]]);
-    expect(one.pending.map((row) => row.sessionId)).toEqual([a]);
-    const every = await writer.restoreRows();
+    expect(one.pending).toEqual([a]);
+    const every = await restored();
     expect(every.sessions.map((session) => session.sessionId).sort()).toEqual([a, b].sort());
     expect(every.loops).toHaveLength(2);
+    expect(every.pending.sort()).toEqual([a, b].sort());
   });
 
   it('closes its read-only connection at shutdown: the file is left whole, with no handle or WAL file', async () => {

@@ -63,11 +63,10 @@ interface SqliteConnection {
   exec(sql: string): unknown;
 }
 
-/** Rows restore rebuilds the in-memory state from. */
+/** Rows restore rebuilds the in-memory state from, before the pending notifications. */
 export interface RestoreRows {
   readonly sessions: SessionEntity[];
   readonly loops: LoopEntity[];
-  readonly pending: PendingRow[];
   readonly stops: LoopStopRow[];
 }
 
@@ -248,18 +247,19 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * What restore needs, in one read: sessions, loops, still-pending notifications and loop stop
-   * records; of every session, or of one.
+   * What restore needs, in one read: sessions, loops and loop stop records, then every
+   * still-pending notification, handed to what `rebuild` returns for them in journal order; of
+   * every session, or of one.
    */
-  restoreRows(sessionId?: string): Promise<RestoreRows> {
+  restore(sessionId: string | undefined, rebuild: (rows: RestoreRows) => (pending: PendingRow) => void): Promise<void> {
     return this.read(async (manager) => {
       const where = sessionId === undefined ? {} : { sessionId };
-      return {
+      const visit = rebuild({
         sessions: await manager.find(SessionEntity, { where }),
         loops: await manager.find(LoopEntity, { where }),
-        pending: await this.rows.pendingNotifications(manager, sessionId),
         stops: await this.rows.loopStops(manager, sessionId),
-      };
+      });
+      await this.rows.forEachPending(manager, sessionId, visit);
     });
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { JournalWriter, type RestoreRows } from '../database/journal-writer.service.js';
+import { JournalWriter } from '../database/journal-writer.service.js';
+import type { LoopStopRow, PendingRow } from '../database/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
 import { pendingFromPayload } from '../loops/pending-from-payload.js';
 import { SessionLeases } from '../database/session-leases.service.js';
@@ -25,31 +26,35 @@ export class JournalRestore implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     if (this.leases.enabled) return;
     // Only what is still pending: the cost follows the pending sets, not the whole history.
-    const rows = await this.writer.restoreRows();
-    this.sessions.load(rows.sessions);
-    this.loops.load(rows.loops);
-    this.restorePending(rows);
+    await this.writer.restore(undefined, (rows) => {
+      this.sessions.load(rows.sessions);
+      this.loops.load(rows.loops);
+      return this.pendingRestorer(rows.stops);
+    });
   }
 
   /** Rebuilds one session's loops and pending sets (this node has just taken its lease). */
   async restoreSession(sessionId: string): Promise<void> {
-    const rows = await this.writer.restoreRows(sessionId);
-    for (const session of rows.sessions) this.sessions.add(session);
-    this.loops.loadSession(sessionId, rows.loops);
-    this.restorePending(rows);
+    await this.writer.restore(sessionId, (rows) => {
+      for (const session of rows.sessions) this.sessions.add(session);
+      this.loops.loadSession(sessionId, rows.loops);
+      return this.pendingRestorer(rows.stops);
+    });
   }
 
-  private restorePending({ pending, stops }: RestoreRows): void {
+  // Puts each still-pending notification back into its loop, once the loops are loaded.
+  private pendingRestorer(stops: readonly LoopStopRow[]): (record: PendingRow) => void {
     // What each stopped loop held when it stopped; a loop stopped by an older version without
     // such a record restores nothing (spec section 5 rebuilds running loops only).
     const heldAtStop = new Map(stops.map((stop) => [`${stop.sessionId}/${stop.loopId}`, new Set(stop.pending)]));
-    for (const record of pending) {
-      const loop = this.loops.find(record.sessionId, record.loopId);
-      if (!loop || loop.engine !== 'native') continue;
-      const notification = pendingFromPayload(JSON.parse(record.payload) as Record<string, unknown>, record.sequence);
+    return (record) => {
+      const payload = JSON.parse(record.payload) as Record<string, unknown>;
+      const loop = this.loops.find(payload.session_id as string, payload.loop_id as string);
+      if (!loop || loop.engine !== 'native') return;
+      const notification = pendingFromPayload(payload, record.sequence);
       // A stopped loop keeps what it held when it stopped, never what it refused after.
-      if (loop.state === 'stopped' && !heldAtStop.get(`${loop.sessionId}/${loop.loopId}`)?.has(notification.commandId)) continue;
+      if (loop.state === 'stopped' && !heldAtStop.get(`${loop.sessionId}/${loop.loopId}`)?.has(notification.commandId)) return;
       loop.restore(notification);
-    }
+    };
   }
 }
