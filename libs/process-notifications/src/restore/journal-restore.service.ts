@@ -51,7 +51,7 @@ export class JournalRestore implements OnModuleInit {
       const payload = JSON.parse(record.payload) as Record<string, unknown>;
       const loop = this.loops.find(payload.session_id as string, payload.loop_id as string);
       if (!loop || loop.engine !== 'native') return;
-      const notification = pendingFromPayload(payload, record.sequence);
+      const notification = pendingFromPayload(payload, record.sequence, loop);
       // A stopped loop keeps what it held when it stopped, never what it refused after.
       if (loop.state === 'stopped' && !heldAtStop.get(`${loop.sessionId}/${loop.loopId}`)?.has(notification.commandId)) return;
       loop.restore(notification);

@@ -48,7 +48,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
       idempotencyId: dto.command_id,
       payload,
     });
-    const pending = pendingFromPayload(payload, record.sequence);
+    const pending = pendingFromPayload(payload, record.sequence, loop);
 
     // Journaled: now the loop's turn (LoopSaga -> DispatchProcessNotificationHandler).
     const reply = new ReplaySubject<LoopAnswer>(1);
