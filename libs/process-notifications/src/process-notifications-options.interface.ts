@@ -43,4 +43,13 @@ export interface ProcessNotificationsModuleOptions {
    * (`ProcessNotificationsService.advertiseNodeUrl`).
    */
   nodeUrl?: string;
+  /**
+   * PostgreSQL only: how many sessions that this node does not own (with their token hashes) it
+   * keeps in memory after reading them from the database, for the routes any node answers
+   * (journal reads, forwarding to the owner). The least recently used is dropped first and read
+   * again when needed. The sessions a node owns are always in memory, as is every session on
+   * SQLite: their loops and pending sets are the service's state, not a cache.
+   * @default 10000
+   */
+  sessionCacheSize?: number;
 }

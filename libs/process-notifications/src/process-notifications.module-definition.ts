@@ -18,3 +18,6 @@ export const DEFAULT_RETENTION_DAYS = 30;
 
 /** How long a node's ownership of its sessions lasts without a heartbeat (PostgreSQL only). */
 export const DEFAULT_LEASE_TTL_MS = 10_000;
+
+/** Sessions of other nodes (and their token hashes) kept in memory after a read (PostgreSQL only). */
+export const DEFAULT_SESSION_CACHE_SIZE = 10_000;

@@ -33,7 +33,10 @@ export class SessionOwnership implements OnModuleDestroy {
     private readonly loops: Loops,
     private readonly restore: JournalRestore,
   ) {
-    this.lostSubscription = leases.lost$.subscribe((sessionId) => this.loops.unloadSession(sessionId));
+    this.lostSubscription = leases.lost$.subscribe((sessionId) => {
+      this.loops.unloadSession(sessionId);
+      this.sessions.release(sessionId);
+    });
   }
 
   /**

@@ -36,7 +36,7 @@ export class JournalRestore implements OnModuleInit {
   /** Rebuilds one session's loops and pending sets (this node has just taken its lease). */
   async restoreSession(sessionId: string): Promise<void> {
     await this.writer.restore(sessionId, (rows) => {
-      for (const session of rows.sessions) this.sessions.add(session);
+      for (const session of rows.sessions) this.sessions.hold(session);
       this.loops.loadSession(sessionId, rows.loops);
       return this.pendingRestorer(rows.stops);
     });

@@ -1,31 +1,44 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { SessionEntity } from '../database/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { JournalWriter } from '../database/journal-writer.service.js';
+import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { SessionLeases } from '../database/session-leases.service.js';
+import { BoundedCache } from './bounded-cache.js';
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
 /**
- * Sessions and their bearer tokens: persisted through the journal writer, cached here. With
- * several nodes (PostgreSQL) a session or token another node created is read from the database
- * on a cache miss, so it works on every node at once.
+ * Sessions and their bearer tokens: persisted through the journal writer, held here. On SQLite
+ * every session is this process's and all are held. With several nodes (PostgreSQL) the sessions
+ * this node owns are held while it owns them; a session or token of another node is read from
+ * the database on a miss and kept in a bounded cache, so it works on every node at once and a
+ * node's memory does not grow with every session it has ever seen.
  */
 @Injectable()
 export class Sessions {
   private readonly byId = new Map<string, SessionEntity>();
   private readonly byTokenHash = new Map<string, string>();
+  private readonly others: BoundedCache<string, SessionEntity>;
+  private readonly otherTokens: BoundedCache<string, string>;
 
   constructor(
     private readonly writer: JournalWriter,
     private readonly leases: SessionLeases,
-  ) {}
+    @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
+  ) {
+    const size = options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE;
+    if (!Number.isSafeInteger(size) || size < 1) throw new Error(`sessionCacheSize must be a positive integer, got ${String(size)}`);
+    this.others = new BoundedCache(size);
+    this.otherTokens = new BoundedCache(size);
+  }
 
   /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */
   async open(requestedId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
@@ -47,7 +60,7 @@ export class Sessions {
    */
   async find(sessionId: string): Promise<SessionEntity> {
     const id = idOf(sessionId, 'session_id');
-    const cached = this.byId.get(id);
+    const cached = this.cached(id);
     if (cached || !this.leases.enabled) return this.require(id);
     const session = await this.writer.read((manager) => manager.findOneBy(SessionEntity, { sessionId: id }));
     if (!session) throw new SessionNotFoundError(sessionId);
@@ -55,9 +68,9 @@ export class Sessions {
     return session;
   }
 
-  /** The session from the cache (this node's sessions), or `SessionNotFoundError`. */
+  /** The session from memory (this node's sessions), or `SessionNotFoundError`. */
   require(sessionId: string): SessionEntity {
-    const session = this.byId.get(idOf(sessionId, 'session_id'));
+    const session = this.cached(idOf(sessionId, 'session_id'));
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
   }
@@ -69,7 +82,7 @@ export class Sessions {
    */
   async authenticate(token: string): Promise<string | undefined> {
     const hash = hashToken(token);
-    const cached = this.byTokenHash.get(hash);
+    const cached = this.byTokenHash.get(hash) ?? this.otherTokens.get(hash);
     if (cached || !this.leases.enabled) return cached;
     const session = await this.writer.read((manager) => manager.findOneBy(SessionEntity, { tokenHash: hash }));
     if (!session) return undefined;
@@ -77,16 +90,44 @@ export class Sessions {
     return session.sessionId;
   }
 
-  /** Replaces the cache with the persisted sessions (restore at start). */
+  /** Replaces the held sessions with the persisted ones (restore at start, SQLite). */
   load(sessions: readonly SessionEntity[]): void {
     this.byId.clear();
     this.byTokenHash.clear();
-    for (const session of sessions) this.add(session);
+    for (const session of sessions) this.hold(session);
   }
 
-  /** Caches a session read from the database. */
+  /**
+   * Keeps a session read from the database or just opened: held on SQLite, in the bounded cache
+   * with several nodes until this node takes it over ({@link hold}).
+   */
   add(session: SessionEntity): void {
+    if (!this.leases.enabled) return this.hold(session);
+    if (this.byId.has(session.sessionId)) return;
+    this.others.set(session.sessionId, session);
+    if (session.tokenHash) this.otherTokens.set(session.tokenHash, session.sessionId);
+  }
+
+  /** Holds a session this node owns (restored at its takeover) until {@link release}. */
+  hold(session: SessionEntity): void {
+    this.others.delete(session.sessionId);
     this.byId.set(session.sessionId, session);
-    if (session.tokenHash) this.byTokenHash.set(session.tokenHash, session.sessionId);
+    if (session.tokenHash) {
+      this.otherTokens.delete(session.tokenHash);
+      this.byTokenHash.set(session.tokenHash, session.sessionId);
+    }
+  }
+
+  /** Another node owns the session now: it goes back to the bounded cache. */
+  release(sessionId: string): void {
+    const session = this.byId.get(sessionId);
+    if (!session) return;
+    this.byId.delete(sessionId);
+    if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
+    this.add(session);
+  }
+
+  private cached(sessionId: string): SessionEntity | undefined {
+    return this.byId.get(sessionId) ?? this.others.get(sessionId);
   }
 }
