@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { ADMIN_ONLY_ROUTE } from './admin-only.decorator.js';
@@ -11,7 +11,7 @@ import { PUBLIC_ROUTE } from './public.decorator.js';
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
 function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Subject } from 'rxjs';
 import { DataSource, MoreThan, type EntityManager, type QueryRunner } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
@@ -88,7 +88,7 @@ export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
 const HEALTH_TIMEOUT_MS = 2_000;
 
 function fingerprintOf(kind: JournalKind, payload: string): string {
-  return createHash('sha256').update(`${kind}\n${payload}`).digest('hex');
+  return hash('sha256', `${kind}\n${payload}`, 'hex');
 }
 
 /**

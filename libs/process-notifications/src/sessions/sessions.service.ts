@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { SessionEntity } from '../database/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
@@ -12,7 +12,8 @@ import { SessionLeases } from '../database/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
 
 function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  // One-shot: a fraction of the cost of a Hash object for a string this short.
+  return hash('sha256', token, 'hex');
 }
 
 /**
