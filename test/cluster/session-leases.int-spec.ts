@@ -67,6 +67,7 @@ describeOnPostgres('session leases on PostgreSQL (two nodes, one database)', () 
     const { sessionId, loopId } = await openSessionWithLoop(a.service);
     const held = notification(sessionId, loopId);
     await a.service.notifyProcessCompletion(sessionId, held);
+    const pendingOnA = a.service.pendingCount;
 
     // A freezes past its TTL (its heartbeat row expires); B takes the session over at a new
     // epoch, restoring what A had accepted.
@@ -84,6 +85,7 @@ describeOnPostgres('session leases on PostgreSQL (two nodes, one database)', () 
     expect(await journaled([held.command_id as string, stale.command_id as string])).toEqual([held.command_id]);
     // A dropped the session: it now locates B, and its pending count no longer includes it.
     await expect(a.service.locateOwner(sessionId)).resolves.toMatchObject({ kind: 'node', nodeId: b.service.nodeId });
+    expect(a.service.pendingCount).toBe(pendingOnA - 1);
     expect((await b.service.pendingNotifications(sessionId, loopId)).map((p) => p.commandId)).toEqual([held.command_id]);
     const [{ epoch }] = (await db.query('SELECT epoch FROM pn_session_leases WHERE session_id = $1', [sessionId])) as [{ epoch: string }];
     expect(Number(epoch)).toBe(2);

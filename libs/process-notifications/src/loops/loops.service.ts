@@ -118,7 +118,7 @@ export class Loops {
 
   /** Replaces the actors with the persisted loops, pending sets empty (restore at start). */
   load(loops: readonly LoopEntity[]): void {
-    this.bySession.clear();
+    for (const sessionId of [...this.bySession.keys()]) this.unloadSession(sessionId);
     this.pendingTotal = 0;
     for (const entity of loops) this.add(entity);
   }
@@ -131,14 +131,17 @@ export class Loops {
 
   /** Forgets one session's actors (another node owns the session now). */
   unloadSession(sessionId: string): void {
-    for (const loop of this.bySession.get(sessionId)?.values() ?? []) this.pendingTotal -= loop.size;
+    for (const loop of this.bySession.get(sessionId)?.values() ?? []) {
+      this.pendingTotal -= loop.size;
+      loop.detach();
+    }
     this.bySession.delete(sessionId);
   }
 
   private add(entity: LoopEntity): ProcessLoop {
-    const loop: ProcessLoop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
-      // A loop unloaded at a takeover no longer counts here.
-      if (this.find(loop.sessionId, loop.loopId) === loop) this.pendingTotal += delta;
+    // A loop unloaded at a takeover is detached: it no longer counts here.
+    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
+      this.pendingTotal += delta;
     });
     let ofSession = this.bySession.get(entity.sessionId);
     if (!ofSession) this.bySession.set(entity.sessionId, (ofSession = new Map()));

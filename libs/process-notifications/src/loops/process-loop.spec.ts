@@ -100,4 +100,17 @@ describe('ProcessLoop size reports', () => {
     expect(total).toBe(1);
     expect(total).toBe(subject.size);
   });
+
+  it('reports nothing once detached (its owner has let go of it), though it still answers', () => {
+    let total = 0;
+    const subject = new ProcessLoop(SESSION, LOOP, 'native', 'running', 2, (delta) => (total += delta));
+    const [a, b] = [pending(), pending()];
+    subject.offer(a);
+    subject.detach();
+    expect(subject.offer(b)).toEqual({ disposition: 'accepted' });
+    subject.remove(a.commandId);
+    subject.restore(pending());
+    expect(total).toBe(1);
+    expect(subject.size).toBe(2);
+  });
 });

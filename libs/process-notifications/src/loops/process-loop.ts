@@ -19,7 +19,7 @@ export class ProcessLoop {
     private currentState: LoopState,
     readonly capacity: number,
     // Told every change of the pending set's size, so the owner keeps a running total.
-    private readonly onResize: (delta: number) => void = () => {},
+    private onResize: (delta: number) => void = () => {},
   ) {}
 
   get state(): LoopState {
@@ -55,9 +55,10 @@ export class ProcessLoop {
 
   /** Restore: straight into the set, no capacity check, so nothing journaled is dropped. */
   restore(notification: PendingProcessNotification): void {
-    const added = !this.pending.has(notification.commandId);
+    // One lookup, not two: restore runs once per pending notification of the whole journal.
+    const before = this.pending.size;
     this.pending.set(notification.commandId, notification);
-    if (added) this.onResize(1);
+    if (this.pending.size > before) this.onResize(1);
   }
 
   /** Removes a consumed notification; returns false when it was not pending. */
@@ -65,6 +66,11 @@ export class ProcessLoop {
     const removed = this.pending.delete(commandId);
     if (removed) this.onResize(-1);
     return removed;
+  }
+
+  /** Tells its owner nothing more (the owner has let go of the loop: it no longer counts). */
+  detach(): void {
+    this.onResize = () => {};
   }
 
   stop(): void {
