@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Subscription } from 'rxjs';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../../../../test/support/postgres.js';
@@ -78,6 +79,44 @@ function reader(feed: JournalFeed, sessionId: string) {
   };
 }
 
+/**
+ * A TCP proxy in front of PostgreSQL whose `cut()` is a silent network fault: the server's side
+ * of every open connection is closed, the client's side stays open and hears nothing until it
+ * sends something, which is then answered with a reset (as a restarted server's host does).
+ */
+async function faultyProxy(target: URL) {
+  const open: Array<{ client: Socket; server: Socket }> = [];
+  const proxy: Server = createServer((client) => {
+    const server = connect(Number(target.port || 5432), target.hostname);
+    client.on('error', () => undefined);
+    server.on('error', () => undefined);
+    client.pipe(server);
+    server.pipe(client);
+    open.push({ client, server });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as AddressInfo).port,
+    cut(): void {
+      for (const { client, server } of open.splice(0)) {
+        client.unpipe(server);
+        server.unpipe(client);
+        server.destroy();
+        client.once('data', () => client.resetAndDestroy());
+        client.resume();
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const { client, server } of open.splice(0)) {
+          client.destroy();
+          server.destroy();
+        }
+        proxy.close(() => resolve());
+      }),
+  };
+}
+
 /** Waits (at most 5 s of real time) until a condition on the database holds. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 5_000;
@@ -136,10 +175,10 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
 
   // A node: its own pool (two connections unless told), writer, leases and feed, and an
   // application name of its own, by which its connections are found in pg_stat_activity.
-  const startNode = async (extra: Record<string, unknown> = {}, poolSize = 2) => {
+  const startNode = async (extra: Record<string, unknown> = {}, poolSize = 2, url = databaseUrl) => {
     const application = `pn-feed-spec-${randomBytes(4).toString('hex')}`;
     const dataSource = await new DataSource({
-      ...dataSourceOptionsFromUrl(databaseUrl),
+      ...dataSourceOptionsFromUrl(url),
       poolSize,
       extra: { application_name: application, ...extra },
     } as never).initialize();
@@ -167,7 +206,15 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     return { dataSource, leases, writer, feed, listeners, connections, own };
   };
   const notify = (payload: string) => admin!.query('SELECT pg_notify($1, $2)', ['pn_journal', payload]);
-  const nextWarning = () => new Promise<void>((resolve) => warned.push(resolve));
+  // The next warning logged, within 5 s of real time.
+  const nextWarning = () =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no warning within 5 s')), 5_000);
+      warned.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 
   beforeAll(async () => {
     await admin!.query(`CREATE SCHEMA "${schema}"`);
@@ -258,6 +305,36 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     await notify(session);
     await ours.woken(7);
     expect(ours.count).toBe(7);
+    ours.subscription.unsubscribe();
+  });
+
+  it('finds a LISTEN connection that died silently by pinging it every 5 s, then polls and listens again', async () => {
+    jest.useFakeTimers(FAKE_ONLY_INTERVALS);
+    const proxy = await faultyProxy(new URL(databaseUrl));
+    started.push(() => proxy.close());
+    const viaProxy = new URL(databaseUrl);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const node = await startNode({}, 2, viaProxy.toString());
+    await node.feed.onModuleInit();
+    const session = randomUUID();
+    const ours = reader(node.feed, session);
+
+    proxy.cut();
+    const lost = nextWarning();
+    // Nothing tells the client, until the ping (every 5 s) meets the reset.
+    jest.advanceTimersByTime(4_999);
+    expect(warnings).toEqual([]);
+    jest.advanceTimersByTime(1);
+    await lost;
+    expect(warnings).toEqual([expect.stringMatching(/^journal LISTEN connection lost, polling until it is back: .*ECONNRESET/)]);
+    expect(ours.count).toBe(0);
+    jest.advanceTimersByTime(1_000);
+    expect(ours.count).toBe(1);
+    // Listening again, on a new connection through the (working) proxy.
+    await ours.woken(2);
+    await notify(session);
+    await ours.woken(3);
     ours.subscription.unsubscribe();
   });
 
