@@ -331,17 +331,21 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     expect(ours.count).toBe(0);
     jest.advanceTimersByTime(1_000);
     expect(ours.count).toBe(1);
-    // Listening again, on a new connection through the (working) proxy.
+    // Listening again, on one new connection through the (working) proxy: the failed ping and
+    // the connection's error are one loss, one reconnect.
     await ours.woken(2);
     await notify(session);
     await ours.woken(3);
+    expect(ours.count).toBe(3);
+    expect(await node.listeners()).toHaveLength(1);
     ours.subscription.unsubscribe();
   });
 
-  it('retries when it cannot get a connection to LISTEN on at start, and listens once one is free', async () => {
+  it('retries every second while it cannot get a connection to LISTEN on, and listens once one is free', async () => {
     jest.useFakeTimers(FAKE_ONLY_INTERVALS);
-    // One connection, held by a transaction of the test's: the feed's connect times out.
+    // One connection, held by the test: each of the feed's attempts to connect times out.
     const node = await startNode({ connectionTimeoutMillis: 200 }, 1);
+    const pool = (node.dataSource.driver as unknown as { master: { waitingCount: number } }).master;
     const held: QueryRunner = node.dataSource.createQueryRunner();
     await held.connect();
     await node.feed.onModuleInit();
@@ -350,8 +354,11 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     const ours = reader(node.feed, session);
     jest.advanceTimersByTime(1_000);
     expect(ours.count).toBe(1);
+    // The first retry, a second later, waits for the connection and fails too.
+    await until(() => Promise.resolve(pool.waitingCount === 1));
+    await until(() => Promise.resolve(pool.waitingCount === 0));
     await held.release();
-    // The retry listens and wakes every reader.
+    // The next retry listens and wakes every reader.
     await ours.woken(2);
     expect(await node.listeners()).toHaveLength(1);
     await notify(session);
