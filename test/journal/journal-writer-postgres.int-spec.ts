@@ -234,10 +234,11 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       // order they sit in the table, not in the order of an index. (A bitmap scan would not do:
       // it follows an updated row's chain from the row's first place.)
       const { writer, leases } = await start(2);
+      // In the URL: node-postgres lets a connection string's options win over `extra`.
+      const scanOnly = `-c search_path=${schema} -c enable_indexscan=off -c enable_indexonlyscan=off -c enable_bitmapscan=off`;
       const heapOnly = await new DataSource({
-        ...dataSourceOptionsFromUrl(databaseUrl),
+        ...dataSourceOptionsFromUrl(`${POSTGRES_URL}?options=${encodeURIComponent(scanOnly)}`),
         poolSize: 1,
-        extra: { options: `-c search_path=${schema} -c enable_indexscan=off -c enable_indexonlyscan=off -c enable_bitmapscan=off` },
       } as never).initialize();
       const heapReader = new JournalWriter(heapOnly, new SessionLeases(heapOnly));
       open.push({ dataSource: heapOnly, leases: new SessionLeases(heapOnly), writer: heapReader });
