@@ -6,6 +6,9 @@
 # changed (--force re-tests everything).
 #   scripts/mutate-parts.sh [part...]   (default: every part)
 set -euo pipefail
+# The whole script is one compound command, read before it runs: bash reads a script as it goes,
+# so a run of an hour would otherwise execute whatever an edit of this file moved under it.
+{
 cd "$(dirname "$0")/.."
 
 L=libs/process-notifications/src
@@ -83,3 +86,5 @@ for part in "${parts[@]}"; do
     echo "part $part recheck: $((end - start)) s" | tee -a reports/mutation/parts/times.txt
   fi
 done
+exit
+}
