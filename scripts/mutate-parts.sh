@@ -6,6 +6,9 @@
 # changed (--force re-tests everything).
 #   scripts/mutate-parts.sh [part...]   (default: every part)
 set -euo pipefail
+# The whole script is one compound command, read before it runs: bash reads a script as it goes,
+# so a run of an hour would otherwise execute whatever an edit of this file moved under it.
+{
 cd "$(dirname "$0")/.."
 
 L=libs/process-notifications/src
@@ -26,9 +29,9 @@ ORDER=(http validation commands loop journal database writer)
 N=test/notifications
 declare -A FIRST_PASS_TESTS=(
   [validation]="$L/validation/validate-input.spec.ts,$L/validation/lifecycle-timestamp.decorator.spec.ts,$L/commands/publish-process-lifecycle/process-lifecycle-record.dto.spec.ts,test/lifecycle/lifecycle-vectors.int-spec.ts"
-  [commands]="$N/notification-delivery.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/append-before-dispatch.int-spec.ts,$N/notification-validation.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/durability/sqlite-write-failure.int-spec.ts"
+  [commands]="$N/notification-delivery.int-spec.ts,$N/dispatch-session-moved.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/append-before-dispatch.int-spec.ts,$N/notification-validation.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/durability/sqlite-write-failure.int-spec.ts"
   [loop]="$L/loops/process-loop.spec.ts,$N/notification-delivery.int-spec.ts,$N/notification-consumption.int-spec.ts,test/sessions/sessions-and-loops.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/e2e/metrics.e2e-spec.ts"
-  [journal]="test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/notification-delivery.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,$L/database/journal-writer.service.spec.ts"
+  [journal]="$L/journal/journal-feed.service.spec.ts,test/cluster/journal-feed.int-spec.ts,$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/notification-delivery.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,$L/database/journal-writer.service.spec.ts"
   [database]="$L/database/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts"
   [writer]="$L/database/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-delivery.int-spec.ts"
 )
@@ -39,8 +42,8 @@ declare -A AFTER_TESTS=(
   [http]="test/e2e/problem-details.e2e-spec.ts,src/http/problem-details.filter.spec.ts,src/http/bearer-auth.guard.spec.ts"
   [loop]="test/sessions/stop-journal-failure.int-spec.ts"
   [database]="$L/database/journal-outage.spec.ts,$L/database/store-failure.spec.ts"
-  [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts"
-  [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts"
+  [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts,$L/journal/journal-feed.service.spec.ts"
+  [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts,$N/dispatch-session-moved.int-spec.ts,$N/notification-consumption.int-spec.ts"
   [validation]="$L/validation/validation-messages.spec.ts"
   [writer]="$L/database/journal-writer.limits.spec.ts,$L/database/journal-writer.reads.spec.ts,$L/database/journal-writer.faults.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
 )
@@ -83,3 +86,5 @@ for part in "${parts[@]}"; do
     echo "part $part recheck: $((end - start)) s" | tee -a reports/mutation/parts/times.txt
   fi
 done
+exit
+}

@@ -2,6 +2,8 @@ import { BadRequestException, Logger, type ArgumentsHost, type LoggerService } f
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OwnerUnavailableError } from 'nestjs-process-notifications';
+import { HttpProblemError } from './http-problem.error.js';
 import { ProblemDetailsFilter } from './problem-details.filter.js';
 
 /** What a client of one request reads: status, headers, and the whole body once it ended. */
@@ -73,12 +75,33 @@ describe('ProblemDetailsFilter on a real HTTP response', () => {
       type: 'urn:process-notifications:problem:internal_error',
       title: expect.any(String),
       status: 500,
-      detail: expect.any(String),
+      detail: 'An unexpected error occurred.',
       code: 'internal_error',
     });
     expect(received.body).not.toContain('secret');
     // The stack, not only the message: it says where the error came from.
     expect(logged).toEqual([[unexpected.stack, undefined, 'HTTP']]);
+  });
+
+  it('tells a client when to retry a session whose owner is unavailable (Retry-After, in whole seconds)', async () => {
+    const sessionId = '0192f0c4-5e6b-7d4a-8f1e-2a3b4c5d6e7f';
+    error = new OwnerUnavailableError(sessionId, 7, 'the owner did not answer');
+    const received = await request();
+    expect(received.status).toBe(503);
+    expect(received.headers['retry-after']).toBe('7');
+    expect(JSON.parse(received.body)).toMatchObject({ code: 'owner_unavailable' });
+  });
+
+  it('challenges for a bearer token only on 401 unauthorized, not on the other refusals of the HTTP layer', async () => {
+    error = new HttpProblemError('unauthorized', 'A bearer token is required.');
+    const unauthorized = await request();
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers['www-authenticate']).toBe('Bearer');
+    error = new HttpProblemError('stream_limit_reached', 'Too many event streams for this session.');
+    const tooMany = await request();
+    expect(tooMany.status).toBe(429);
+    expect(tooMany.headers['retry-after']).toBe('1');
+    expect(tooMany.headers).not.toHaveProperty('www-authenticate');
   });
 
   it('does not take any 400 of the framework for a bad path parameter: only a failed percent-decoding is one', async () => {

@@ -229,6 +229,32 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
 
+    it('returns a page in sequence order whatever plan the database picks (a sequential scan: table order)', async () => {
+      // The planner may read a session's records by a sequential scan, which returns rows in the
+      // order they sit in the table, not in the order of an index. (A bitmap scan would not do:
+      // it follows an updated row's chain from the row's first place.)
+      const { writer, leases } = await start(2);
+      // In the URL: node-postgres lets a connection string's options win over `extra`.
+      const scanOnly = `-c search_path=${schema} -c enable_indexscan=off -c enable_indexonlyscan=off -c enable_bitmapscan=off`;
+      const heapOnly = await new DataSource({
+        ...dataSourceOptionsFromUrl(`${POSTGRES_URL}?options=${encodeURIComponent(scanOnly)}`),
+        poolSize: 1,
+      } as never).initialize();
+      const heapReader = new JournalWriter(heapOnly, new SessionLeases(heapOnly));
+      open.push({ dataSource: heapOnly, leases: new SessionLeases(heapOnly), writer: heapReader });
+      const sessionId = randomUUID();
+      leases.hold(sessionId, (await leases.acquire(sessionId))!);
+      const ids = Array.from({ length: 5 }, () => randomUUID());
+      for (const id of ids) await writer.append(draft(sessionId, id));
+      // The first record, updated in place, now sits after the others in the table.
+      await admin!.query(`UPDATE "${schema}".pn_journal SET payload = '{}' WHERE session_id = $1 AND idempotency_id = $2`, [
+        sessionId,
+        ids[0],
+      ]);
+      const page = await heapReader.page(sessionId, 0, 10);
+      expect(page.map((record) => record.idempotencyId)).toEqual(ids);
+    });
+
     it('does not wait behind a write transaction in progress', async () => {
       const { writer } = await start(2);
       const sessionId = randomUUID();
@@ -308,6 +334,33 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const next = draft(sessionId);
       await expect(writer.write((_manager, journal) => journal.append(next))).resolves.toMatchObject({ appended: true });
       expect(await recordsOf(sessionId)).toEqual([next.idempotencyId]);
+    });
+
+    it('drops a connection on which ROLLBACK failed and goes on with a new one', async () => {
+      // One connection: kept out of the pool after its ROLLBACK failed, the retry of the unit of
+      // work and every later write would wait for it past their deadline.
+      const { writer } = await start(1, 2_000);
+      let runs = 0;
+      let failedPid = 0;
+      const failed = await settle(
+        writer.write(async (manager) => {
+          runs += 1;
+          if (runs === 1) {
+            failedPid = ((await manager.query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }])[0].pid;
+            // The client is being closed (by its owner, so it reports no error of its own): the
+            // writer's ROLLBACK after the failure below cannot be sent.
+            void (manager.queryRunner as unknown as { databaseConnection: { end(): Promise<void> } }).databaseConnection.end();
+          }
+          throw new Error('the unit of work failed');
+        }),
+      );
+      // Retried alone (a failure of its own, not of the store) on a new connection, where it failed again.
+      expect(runs).toBe(2);
+      expect((failed as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
+      expect((failed as { error: Error }).error.message).toMatch(/the unit of work failed/);
+      const [{ pid }] = (await writer.write((manager) => manager.query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }];
+      expect(failedPid).toBeGreaterThan(0);
+      expect(pid).not.toBe(failedPid);
     });
 
     it('drops a connection whose statement timed out (a store failure) and goes on with a new one', async () => {

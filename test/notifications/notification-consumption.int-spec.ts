@@ -1,6 +1,7 @@
 import {
   JournalUnavailableError,
   NotificationNotFoundError,
+  ValidationError,
   ProcessNotificationConsumedEvent,
   type ProcessNotificationsService,
 } from 'nestjs-process-notifications';
@@ -69,6 +70,26 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
         expect.objectContaining({ sequence: consumed.sequence, kind: 'process_notification_consumed', causeCommandId: commandId, loopId }),
       ]);
     });
+  });
+
+  it('consumes once when two consumers take the same notification at once: one consumed:true, one event', async () => {
+    const { commandId } = await deliver();
+    const recorder = recordEvents(moduleRef);
+    const answers = await Promise.all([service.consume(sessionId, loopId, commandId), service.consume(sessionId, loopId, commandId)]);
+    recorder.stop();
+    const sequence = answers[0].sequence;
+    expect(answers.map((answer) => answer.consumed).sort()).toEqual([false, true]);
+    expect(answers).toEqual([expect.objectContaining({ sequence }), expect.objectContaining({ sequence })]);
+    expect(recorder.events.filter((event) => event instanceof ProcessNotificationConsumedEvent)).toEqual([
+      expect.objectContaining({ sessionId, loopId, commandId, sequence }),
+    ]);
+    expect(await pendingIds()).toEqual([]);
+  });
+
+  it('refuses a command id that is not a canonical UUID, naming the command_id field', async () => {
+    const error = await rejection(service.consume(sessionId, loopId, 'not-a-uuid'));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ code: 'invalid_field', field: 'command_id', message: 'command_id must be a canonical, non-nil UUID' });
   });
 
   describe('through another loop of the same session', () => {

@@ -48,6 +48,32 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
     expect(Number(((await dataSource.query('SELECT COUNT(*) AS n FROM pn_journal')) as Array<{ n: number }>)[0]!.n)).toBe(10_000);
   });
 
+  it('gives the places of writes answered at their deadline back to new writes while the database is still stalled', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 300 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const stalled = settle(
+      writer.write(async () => {
+        entered();
+        await gate;
+      }),
+    );
+    await inTransaction;
+    // A full queue behind the stalled transaction, every write answered at its deadline.
+    const expired = await Promise.all(Array.from({ length: 10_000 }, () => settle(writer.append(draft()))));
+    expect(
+      expired.every((answer) => answer instanceof JournalUnavailableError && /did not answer within 300 ms/.test(answer.message)),
+    ).toBe(true);
+    // Still stalled: 10,000 new writes wait again, none is refused for a full queue.
+    const waiting = Array.from({ length: 10_000 }, () => settle(writer.append(draft())));
+    release();
+    const answers = await Promise.all(waiting);
+    expect(answers.filter((answer) => answer instanceof Error && /already waiting/.test(answer.message))).toEqual([]);
+    await stalled;
+  });
+
   it('answers a call the database does not finish within the deadline, and a call queued behind it too', async () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
     let release!: () => void;
