@@ -368,6 +368,22 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     ours.subscription.unsubscribe();
   });
 
+  it('stopped while waiting for a connection to LISTEN on, it closes that connection once it comes, so the pool can end', async () => {
+    const node = await startNode({}, 1);
+    const pool = (node.dataSource.driver as unknown as { master: { waitingCount: number; totalCount: number } }).master;
+    const held: QueryRunner = node.dataSource.createQueryRunner();
+    await held.connect();
+    const init = node.feed.onModuleInit();
+    await until(() => Promise.resolve(pool.waitingCount === 1));
+    node.feed.onModuleDestroy();
+    await held.release();
+    await init;
+    // The connection the feed waited for was closed, not kept: nothing holds the pool open.
+    await until(() => Promise.resolve(pool.totalCount === 0));
+    expect(await node.listeners()).toEqual([]);
+    await node.dataSource.destroy();
+  });
+
   it('closes its LISTEN connection when the module stops, and a hint then wakes nobody', async () => {
     const node = await startNode();
     await node.feed.onModuleInit();

@@ -64,6 +64,12 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
   private async listen(): Promise<void> {
     const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<ListenClient> } }).master;
     const client = await pool.connect();
+    // The module stopped while this waited for a connection: keeping it would hold the pool open
+    // and DataSource.destroy() would never return.
+    if (this.closed) {
+      client.release(true);
+      return;
+    }
     this.client = client;
     client.on('notification', (message) => {
       if (message.channel === JOURNAL_CHANNEL) this.hints.next(message.payload ?? ANY_SESSION);
@@ -71,6 +77,8 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
     client.on('error', (error) => this.lostListener(error));
     client.on('end', () => this.lostListener(new Error('the LISTEN connection ended')));
     await client.query(`LISTEN ${JOURNAL_CHANNEL}`);
+    // Stopped meanwhile: onModuleDestroy has closed this client already.
+    if (this.closed) return;
     this.listening = true;
     // Whatever was committed while not listening: every reader re-reads.
     this.hints.next(ANY_SESSION);
