@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from '../journal/consumed-record.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
+import { sqliteConnectionOf } from './sqlite-connection.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
@@ -26,18 +27,6 @@ export interface PendingRow {
   readonly sequence: number;
   /** The canonical JSON payload (it names the session and the loop). */
   readonly payload: string;
-}
-
-// What restore needs of a better-sqlite3 connection (typed here so that hosts on PostgreSQL
-// need no SQLite typings).
-interface SqliteStatements {
-  prepare(sql: string): { raw(): { iterate(...parameters: unknown[]): IterableIterator<unknown[]> } };
-}
-
-// The better-sqlite3 connection behind a manager, or undefined on PostgreSQL.
-function sqliteConnectionOf(manager: EntityManager): SqliteStatements | undefined {
-  const driver = manager.connection.driver as { options: { type: string }; databaseConnection?: SqliteStatements };
-  return driver.options.type === 'better-sqlite3' ? driver.databaseConnection : undefined;
 }
 
 /** A loop's stop record: what the loop held when it stopped. */
@@ -111,7 +100,7 @@ export class JournalRows {
     const sql = `SELECT j.sequence, j.payload FROM pn_journal j
        WHERE ${this.ofSession('j', sessionId)} j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`;
     const parameters = sessionId === undefined ? [] : [sessionId];
-    const sqlite = sqliteConnectionOf(manager);
+    const sqlite = sqliteConnectionOf(manager.connection);
     const rows: Iterable<readonly unknown[]> = sqlite
       ? sqlite
           .prepare(sql)

@@ -18,6 +18,7 @@ import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
 import { isStoreFailure } from './store-failure.js';
+import { sqliteConnectionOf } from './sqlite-connection.js';
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { SessionLeases } from './session-leases.service.js';
 
@@ -53,14 +54,6 @@ export interface JournalCommit {
   readonly size: number;
   /** From BEGIN to the end of COMMIT. */
   readonly seconds: number;
-}
-
-// What the writer needs of a better-sqlite3 connection (typed here so that hosts on
-// PostgreSQL need no SQLite typings).
-interface SqliteConnection {
-  readonly open: boolean;
-  readonly inTransaction: boolean;
-  exec(sql: string): unknown;
 }
 
 /** Rows restore rebuilds the in-memory state from, before the pending notifications. */
@@ -519,7 +512,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   // SQLite rolls back by itself after SQLITE_FULL, SQLITE_IOERR and the like; ROLLBACK is sent
   // only when a transaction is really open, and its own failure is left to the next BEGIN.
   private rollbackSqlite(runner: QueryRunner): void {
-    const db = this.sqliteDatabase(runner);
+    const db = sqliteConnectionOf(runner.connection);
     if (!db?.open || !db.inTransaction) return;
     try {
       db.exec('ROLLBACK');
@@ -529,13 +522,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   private inSqliteTransaction(runner: QueryRunner): boolean {
-    return this.sqliteDatabase(runner)?.inTransaction === true;
-  }
-
-  private sqliteDatabase(runner: QueryRunner): SqliteConnection | undefined {
-    return this.isSqlite()
-      ? (runner.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection
-      : undefined;
+    return sqliteConnectionOf(runner.connection)?.inTransaction === true;
   }
 
   private isSqlite(): boolean {
