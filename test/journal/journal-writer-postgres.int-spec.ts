@@ -8,6 +8,7 @@ import { JournalUnavailableError } from '../../libs/process-notifications/src/er
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
 import type { JournalDraft } from '../../libs/process-notifications/src/journal/journal-draft.interface.js';
 import { POSTGRES_URL, connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { latch } from '../support/latch.js';
 
 // The journal writer on a real PostgreSQL database (a schema of this file's own): lease fencing
 // per job, the NOTIFY hint of every committed batch, reads on pooled connections with a deadline,
@@ -258,10 +259,8 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
     it('does not wait behind a write transaction in progress', async () => {
       const { writer } = await start(2);
       const sessionId = randomUUID();
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let entered!: () => void;
-      const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+      const [gate, release] = latch();
+      const [inTransaction, entered] = latch();
       const held = writer.write(async (_manager, journal) => {
         await journal.append(draft(sessionId));
         entered();

@@ -9,6 +9,7 @@ import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { JournalWriter } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
+import { latch } from '../../../../test/support/latch.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -184,10 +185,8 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
     const sizes: number[] = [];
     writer.commits$.subscribe((commit) => sizes.push(commit.size));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
     const first = draft();
     const held = writer.write(async (_manager, journal) => {
       await journal.append(first);
@@ -213,8 +212,7 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
   it('never runs again work that was answered at its deadline, even when its batch is retried job by job', async () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
     let runs = 0;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const [gate, release] = latch();
     const late = writer.write(async () => {
       runs += 1;
       await gate;
@@ -230,10 +228,8 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
 
   it('never runs work answered at its deadline while it was still queued', async () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
     const stalled = writer.write(async () => {
       entered();
       await gate;
@@ -252,10 +248,8 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
   it('keeps the work queued behind a job whose deadline passed inside its transaction', async () => {
     // The health probe's deadline (2 s) is shorter than the writes' (10 s here).
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 10_000 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
     // One batch: the stalled unit of work, then the probe, which waits inside the transaction.
     const stalled = writer.write(async () => {
       entered();

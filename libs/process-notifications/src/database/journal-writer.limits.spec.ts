@@ -5,6 +5,7 @@ import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
+import { latch } from '../../../../test/support/latch.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -50,10 +51,8 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
 
   it('gives the places of writes answered at their deadline back to new writes while the database is still stalled', async () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 300 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
     const stalled = settle(
       writer.write(async () => {
         entered();

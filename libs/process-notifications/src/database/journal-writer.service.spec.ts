@@ -11,6 +11,7 @@ import type { JournalRecordEntity } from './journal-record.entity.js';
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
+import { latch } from '../../../../test/support/latch.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -173,10 +174,8 @@ describe('JournalWriter reads on a SQLite file', () => {
 
   it('does not wait behind a write transaction in progress, and sees only what committed', async () => {
     const committed = await writer.append(draft());
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inTransaction = new Promise<void>((resolve) => (entered = resolve));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
     // A unit of work that has written a record and holds its transaction open until released.
     const held = writer.write(async (_manager, journal) => {
       await journal.append(draft());
