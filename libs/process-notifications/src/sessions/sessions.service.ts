@@ -62,7 +62,8 @@ export class Sessions {
   async find(sessionId: string): Promise<SessionEntity> {
     const id = idOf(sessionId, 'session_id');
     const cached = this.cached(id);
-    if (cached || !this.leases.enabled) return this.require(id);
+    if (cached) return cached;
+    if (!this.leases.enabled) throw new SessionNotFoundError(sessionId);
     const session = await this.writer.read((manager) => manager.findOneBy(SessionEntity, { sessionId: id }));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
@@ -98,11 +99,9 @@ export class Sessions {
     for (const session of sessions) this.hold(session);
   }
 
-  /**
-   * Keeps a session read from the database or just opened: held on SQLite, in the bounded cache
-   * with several nodes until this node takes it over ({@link hold}).
-   */
-  add(session: SessionEntity): void {
+  // Keeps a session read from the database or just opened: held on SQLite, in the bounded cache
+  // with several nodes until this node takes it over (hold).
+  private add(session: SessionEntity): void {
     if (!this.leases.enabled) return this.hold(session);
     if (this.byId.has(session.sessionId)) return;
     this.others.set(session.sessionId, session);
