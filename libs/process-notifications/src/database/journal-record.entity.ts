@@ -1,10 +1,12 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
+import { CONSUMED_KIND } from '../journal/consumed-record.js';
 
 /** One append-only journal record. The sequence totally orders the journal. */
 @Entity({ name: 'pn_journal' })
 @Index('uq_pn_journal_idempotency', ['sessionId', 'idempotencyId'], { unique: true })
-@Index('ix_pn_journal_cause', ['sessionId', 'causeCommandId'])
+// Consumed records only, by the notification they consume (migration 1764900000000).
+@Index('ix_pn_journal_consumed', ['sessionId', 'causeCommandId'], { where: `kind = '${CONSUMED_KIND}'` })
 export class JournalRecordEntity {
   @PrimaryGeneratedColumn('increment', { name: 'sequence', type: 'integer' })
   sequence: number;

@@ -91,7 +91,7 @@ export class JournalRows {
 
   /**
    * Calls `visit` for every journaled notification without a consumed record, in journal order
-   * (uses ix_pn_journal_cause): all sessions', or one session's. On SQLite the rows are streamed
+   * (uses ix_pn_journal_consumed): all sessions', or one session's. On SQLite the rows are streamed
    * from the statement, never gathered in one array (whose garbage collection cost restore
    * about a quarter of its time with a million records).
    */
