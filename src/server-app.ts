@@ -10,7 +10,10 @@ import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './logging/request-id.js';
+import { RequestLoggingMiddleware } from './logging/request-logging.middleware.js';
 import { createRootLogger } from './logging/root-logger.js';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
 /**
  * Builds the HTTP server exactly as `main.ts` runs it: Nest on Fastify, with no body parser
@@ -25,6 +28,9 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // What fails before Nest has the request (a path the router cannot percent-decode) is answered
   // by the same filter as everything else, as a problem document.
   const problems = new ProblemDetailsFilter();
+  // Such a request never reaches a hook or middleware: once the app exists, it is given its
+  // request id and goes through request logging and metrics before it is answered.
+  let observeEarly: (request: FastifyRequest, reply: FastifyReply) => void = () => undefined;
   const adapter = new FastifyAdapter({
     // Request lines are RequestLoggingMiddleware's, not Fastify's.
     logger: false,
@@ -33,7 +39,10 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     genReqId: requestIdOf,
     // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => problems.answer(error, request, reply),
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      observeEarly(request, reply);
+      problems.answer(error, request, reply);
+    },
   });
   const fastify = adapter.getInstance();
   installRouteTable(fastify);
@@ -51,6 +60,13 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     bufferLogs: true,
   });
   app.useLogger(new PinoNestLogger(logger));
+  const early = [new RequestLoggingMiddleware(logger), new HttpMetricsMiddleware(app.get(MetricsService))];
+  observeEarly = (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    // Where middie would have put it for the middleware.
+    Object.assign(request.raw, { id: request.id });
+    for (const middleware of early) middleware.use(request.raw, reply.raw, () => undefined);
+  };
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription(

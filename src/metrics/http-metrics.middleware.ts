@@ -9,8 +9,8 @@ export const ABORTED_STATUS = 'aborted';
 /**
  * Counts every request once its connection is done with it (`pn_http_requests_total`), by the
  * route template it matched and the status it was answered with: failures of authentication,
- * routing and body parsing included, which an interceptor would not see. Not a path the router
- * cannot percent-decode: Fastify answers it (through `frameworkErrors`) before any middleware.
+ * routing and body parsing included, which an interceptor would not see. A path the router cannot
+ * percent-decode never reaches middleware: `createServerApp` runs this one for it by hand.
  */
 @Injectable()
 export class HttpMetricsMiddleware implements NestMiddleware {

@@ -110,8 +110,13 @@ describe('the server process', () => {
         expect(delivered.status).toBe(202);
         const generatedId = delivered.headers['x-request-id'] as string;
         expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
+        // A path the router cannot decode is answered before any middleware, and logged all the same.
+        const undecodable = await requestWith(`${server.url}/v1/sessions/%ZZ`, 'GET', { ...admin, 'X-Request-Id': 'client-id-bad-url' });
+        expect(undecodable.status).toBe(400);
+        expect(undecodable.headers['x-request-id']).toBe('client-id-bad-url');
 
         await server.waitForOutput(new RegExp(`"request_id":"${generatedId}"`));
+        await server.waitForOutput(/"request_id":"client-id-bad-url"/);
         const logged = lines(server.output);
         expect(logged.find((line) => line.request_id === 'client-id-42')).toEqual({
           level: 'info',
@@ -129,6 +134,12 @@ describe('the server process', () => {
           method: 'POST',
           route: '/v1/sessions/:sid/process-completions',
           status: 202,
+        });
+        expect(logged.find((line) => line.request_id === 'client-id-bad-url')).toMatchObject({
+          method: 'GET',
+          route: 'unmatched',
+          status: 400,
+          msg: 'request completed',
         });
         // Nest's own start-up lines are JSON too (every line parsed above).
         expect(logged.some((line) => line.context === 'NestApplication')).toBe(true);

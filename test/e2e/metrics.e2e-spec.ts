@@ -128,6 +128,8 @@ describe('GET /metrics (spec section 11)', () => {
     await t.http.post(`/v1/sessions/${sessionId}/process-completions`).send(body).expect(401);
     await t.http.get(`/v1/sessions/${sessionId}/no-such-thing/${randomUUID()}`).set(admin).expect(404);
     await t.http.get(`/v1/other/${randomUUID()}`).set(admin).expect(404);
+    // Answered by Fastify before any middleware, and counted all the same.
+    await t.http.get('/v1/sessions/%ZZ').set(admin).expect(400);
 
     const samples = await scrape();
     const requests = samples.filter((sample) => sample.name === 'pn_http_requests_total');
@@ -136,6 +138,7 @@ describe('GET /metrics (spec section 11)', () => {
     expect(valueOf(requests, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '401' })).toBe(1);
     expect(valueOf(requests, 'pn_http_requests_total', { route: '/v1/sessions', status: '201' })).toBe(1);
     expect(valueOf(requests, 'pn_http_requests_total', { route: 'unmatched', status: '404' })).toBe(2);
+    expect(valueOf(requests, 'pn_http_requests_total', { route: 'unmatched', status: '400' })).toBe(1);
     // No session, loop or command id in any label of any metric.
     for (const sample of samples) expect(Object.values(sample.labels).join(' ')).not.toMatch(UUID);
   });
