@@ -1,23 +1,14 @@
 import { EventBus } from '@nestjs/cqrs';
-import { ProcessStartedEvent, type ProcessNotificationsService } from 'nestjs-process-notifications';
-import { createTestApp, lifecycleRecord, notification, openSessionWithLoop } from '../support/test-app.js';
+import { ProcessStartedEvent } from 'nestjs-process-notifications';
+import { lifecycleRecord, notification, useSessionWithLoop } from '../support/test-app.js';
 
 // What the journal and the domain events carry (spec §6, §7): a record's payload is the metadata
 // as sent, only the fields sent; a consumed record names the notification and loop it consumed.
 describe('journal payloads', () => {
-  let app: Awaited<ReturnType<typeof createTestApp>>;
-  let service: ProcessNotificationsService;
-  let sessionId: string;
-  let loopId: string;
-
-  beforeEach(async () => {
-    app = await createTestApp();
-    service = app.service;
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  });
-  afterEach(() => app.close());
+  const t = useSessionWithLoop();
 
   it('a consumed record carries the command id and loop id of what was consumed', async () => {
+    const { service, sessionId, loopId } = t;
     const n = notification(sessionId, loopId);
     await service.notifyProcessCompletion(sessionId, n);
     await service.consume(sessionId, loopId, n.command_id as string);
@@ -28,9 +19,10 @@ describe('journal payloads', () => {
   });
 
   it('a lifecycle event carries exactly the fields sent, none of the optional ones left out', async () => {
+    const { moduleRef, service, sessionId, loopId } = t;
     const record = lifecycleRecord(sessionId, loopId);
     const events: ProcessStartedEvent[] = [];
-    const subscription = app.moduleRef.get(EventBus, { strict: false }).subscribe((event) => {
+    const subscription = moduleRef.get(EventBus, { strict: false }).subscribe((event) => {
       if (event instanceof ProcessStartedEvent) events.push(event);
     });
     await service.publishProcessLifecycle(sessionId, record);

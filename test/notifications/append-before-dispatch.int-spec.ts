@@ -1,27 +1,13 @@
-import { JournalUnavailableError, type JournalRecordView, type ProcessNotificationsService } from 'nestjs-process-notifications';
-import type { TestingModule } from '@nestjs/testing';
-import type { DataSource } from 'typeorm';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
-import { dataSourceOf, recordEvents } from './support/journal-probe.js';
+import { JournalUnavailableError, type JournalRecordView } from 'nestjs-process-notifications';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
+import { recordEvents } from './support/journal-probe.js';
 
 // Spec section 3, step 5: any append failure is returned and nothing is dispatched.
 describe('append before dispatch: a journal failure dispatches nothing', () => {
-  let moduleRef: TestingModule;
-  let service: ProcessNotificationsService;
-  let dataSource: DataSource;
-  let close: () => Promise<void>;
-  let sessionId: string;
-  let loopId: string;
-
-  beforeEach(async () => {
-    ({ moduleRef, service, close } = await createTestApp());
-    dataSource = dataSourceOf(moduleRef);
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  });
-
-  afterEach(() => close());
+  const t = useSessionWithLoop();
 
   async function expectUnavailableAndNothingDispatched(n: Record<string, unknown>): Promise<void> {
+    const { moduleRef, service, sessionId, loopId } = t;
     const recorder = recordEvents(moduleRef);
     const committed: JournalRecordView[] = [];
     const subscription = service.records$.subscribe((record) => committed.push(record));
@@ -44,16 +30,19 @@ describe('append before dispatch: a journal failure dispatches nothing', () => {
   }
 
   it('rejects with JournalUnavailableError when the journal table is gone', async () => {
+    const { dataSource, sessionId, loopId } = t;
     await dataSource.query('DROP TABLE pn_journal');
     await expectUnavailableAndNothingDispatched(notification(sessionId, loopId));
   });
 
   it('rejects with JournalUnavailableError when the database connection is closed', async () => {
+    const { dataSource, sessionId, loopId } = t;
     await dataSource.destroy();
     await expectUnavailableAndNothingDispatched(notification(sessionId, loopId));
   });
 
   it('delivers the same notification on a retry once the journal is back', async () => {
+    const { service, dataSource, sessionId, loopId } = t;
     const n = notification(sessionId, loopId);
     await dataSource.query('ALTER TABLE pn_journal RENAME TO pn_journal_away');
     await expectUnavailableAndNothingDispatched(n);

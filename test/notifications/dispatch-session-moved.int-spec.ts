@@ -1,31 +1,22 @@
-import { OwnerUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
+import { OwnerUnavailableError } from 'nestjs-process-notifications';
 import { JournalWriter } from '../../libs/process-notifications/src/database/journal-writer.service.js';
 import { Loops } from '../../libs/process-notifications/src/loops/loops.service.js';
 import { rejection } from '../support/rejection.js';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
 
 // A notification journaled while its session moved to another node (this node's loops of the
 // session were unloaded, as at a takeover): the caller is told the owner is unavailable, with the
 // reason, and its retry is answered by the new owner; it is not left waiting.
 describe('a notification whose session moved to another node between its append and its dispatch', () => {
-  let app: Awaited<ReturnType<typeof createTestApp>>;
-  let service: ProcessNotificationsService;
-  let sessionId: string;
-  let loopId: string;
-
-  beforeEach(async () => {
-    app = await createTestApp();
-    service = app.service;
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  });
-  afterEach(() => app.close());
+  const t = useSessionWithLoop();
 
   it('answers owner_unavailable saying the session moved, and the record stays journaled', async () => {
+    const { moduleRef, service, sessionId, loopId } = t;
     const n = notification(sessionId, loopId);
-    const loops = app.moduleRef.get(Loops, { strict: false });
+    const loops = moduleRef.get(Loops, { strict: false });
     // Committed records are published before the caller hears of the commit: the takeover
     // happens right after the append, before the dispatch.
-    const subscription = app.moduleRef.get(JournalWriter, { strict: false }).records$.subscribe((record) => {
+    const subscription = moduleRef.get(JournalWriter, { strict: false }).records$.subscribe((record) => {
       if (record.idempotencyId === n.command_id) loops.unloadSession(sessionId);
     });
     const error = await rejection(service.notifyProcessCompletion(sessionId, n));

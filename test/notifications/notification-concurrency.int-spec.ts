@@ -1,30 +1,16 @@
-import type { NotificationDelivery, ProcessNotificationsService } from 'nestjs-process-notifications';
-import type { TestingModule } from '@nestjs/testing';
-import type { DataSource } from 'typeorm';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import type { NotificationDelivery } from 'nestjs-process-notifications';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
 import { expectConcurrentCollidingDeliveries, expectConcurrentIdenticalDeliveries } from './support/concurrent-deliveries.js';
-import { dataSourceOf, journalCounts } from './support/journal-probe.js';
+import { journalCounts } from './support/journal-probe.js';
 
 // Spec section 7: concurrent callers never see a store error, and each gets its own answer.
 describe('concurrent deliveries (in-memory SQLite)', () => {
   const TOTAL = 5_000;
   const CALLERS = 64;
-  let moduleRef: TestingModule;
-  let service: ProcessNotificationsService;
-  let dataSource: DataSource;
-  let close: () => Promise<void>;
-  let sessionId: string;
-  let loopId: string;
-
-  beforeEach(async () => {
-    ({ moduleRef, service, close } = await createTestApp({ loopCapacity: TOTAL }));
-    dataSource = dataSourceOf(moduleRef);
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  });
-
-  afterEach(() => close());
+  const t = useSessionWithLoop({ loopCapacity: TOTAL });
 
   it(`${CALLERS} callers deliver ${TOTAL} distinct notifications to one loop: all accepted, each journaled once`, async () => {
+    const { service, dataSource, sessionId, loopId } = t;
     const sent = Array.from({ length: TOTAL }, (_, i) => notification(sessionId, loopId, { process_handle: `proc-${i}` }));
     const failures: unknown[] = [];
     const deliveries: NotificationDelivery[] = [];
@@ -55,14 +41,17 @@ describe('concurrent deliveries (in-memory SQLite)', () => {
   });
 
   it('50 concurrent identical deliveries: one record, one accepted, 49 duplicate', async () => {
+    const { service, dataSource, sessionId, loopId } = t;
     await expectConcurrentIdenticalDeliveries(service, dataSource, sessionId, loopId, 50);
   });
 
   it('50 concurrent deliveries of one command_id with different handles: one record, one success, 49 collisions', async () => {
+    const { service, dataSource, sessionId, loopId } = t;
     await expectConcurrentCollidingDeliveries(service, dataSource, sessionId, loopId, 50);
   });
 
   it('identical and colliding bursts mixed into distinct deliveries each get their own answer', async () => {
+    const { service, dataSource, sessionId, loopId } = t;
     const identical = notification(sessionId, loopId);
     const contested = notification(sessionId, loopId);
     const distinct = Array.from({ length: 200 }, () => notification(sessionId, loopId));

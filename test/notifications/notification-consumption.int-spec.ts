@@ -3,42 +3,28 @@ import {
   NotificationNotFoundError,
   ValidationError,
   ProcessNotificationConsumedEvent,
-  type ProcessNotificationsService,
 } from 'nestjs-process-notifications';
-import type { TestingModule } from '@nestjs/testing';
-import type { DataSource } from 'typeorm';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
 import { rejection } from '../support/rejection.js';
-import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
+import { journalCounts, recordEvents } from './support/journal-probe.js';
 
 describe('consuming a pending notification (spec sections 4 and 8)', () => {
-  let moduleRef: TestingModule;
-  let service: ProcessNotificationsService;
-  let dataSource: DataSource;
-  let close: () => Promise<void>;
-  let sessionId: string;
-  let loopId: string;
+  const t = useSessionWithLoop();
 
-  beforeEach(async () => {
-    ({ moduleRef, service, close } = await createTestApp());
-    dataSource = dataSourceOf(moduleRef);
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  });
-  afterEach(() => close());
-
-  async function deliver(targetLoop = loopId): Promise<{ commandId: string; sequence: number }> {
-    const n = notification(sessionId, targetLoop);
-    const { sequence } = await service.notifyProcessCompletion(n.session_id as string, n);
+  async function deliver(targetLoop = t.loopId): Promise<{ commandId: string; sequence: number }> {
+    const n = notification(t.sessionId, targetLoop);
+    const { sequence } = await t.service.notifyProcessCompletion(n.session_id as string, n);
     return { commandId: String(n.command_id), sequence };
   }
 
-  const pendingIds = async (loop = loopId) => (await service.pendingNotifications(sessionId, loop)).map((p) => p.commandId);
+  const pendingIds = async (loop = t.loopId) => (await t.service.pendingNotifications(t.sessionId, loop)).map((p) => p.commandId);
 
   describe('when the journal refuses the consumed record', () => {
     // SQLite's query_only makes every write of the module's connection fail, as a full disk would.
-    const refuseWrites = (on: boolean) => dataSource.query(`PRAGMA query_only = ${on ? 'ON' : 'OFF'}`);
+    const refuseWrites = (on: boolean) => t.dataSource.query(`PRAGMA query_only = ${on ? 'ON' : 'OFF'}`);
 
     it('answers journal_unavailable and keeps the notification pending; once writes work it consumes once', async () => {
+      const { moduleRef, service, dataSource, sessionId, loopId } = t;
       const { commandId, sequence } = await deliver();
       const other = await deliver();
       const counts = await journalCounts(dataSource);
@@ -73,6 +59,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
   });
 
   it('consumes once when two consumers take the same notification at once: one consumed:true, one event', async () => {
+    const { moduleRef, service, sessionId, loopId } = t;
     const { commandId } = await deliver();
     const recorder = recordEvents(moduleRef);
     const answers = await Promise.all([service.consume(sessionId, loopId, commandId), service.consume(sessionId, loopId, commandId)]);
@@ -87,6 +74,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
   });
 
   it('refuses a command id that is not a canonical UUID, naming the command_id field', async () => {
+    const { service, sessionId, loopId } = t;
     const error = await rejection(service.consume(sessionId, loopId, 'not-a-uuid'));
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({ code: 'invalid_field', field: 'command_id', message: 'command_id must be a canonical, non-nil UUID' });
@@ -95,17 +83,18 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
   describe('through another loop of the same session', () => {
     let otherLoop: string;
     beforeEach(async () => {
-      ({ loopId: otherLoop } = await service.openLoop(sessionId));
+      ({ loopId: otherLoop } = await t.service.openLoop(t.sessionId));
     });
 
     /** The not_found answer of §8: the loop never accepted this id. */
     async function expectNotFound(loop: string, commandId: string): Promise<void> {
-      const error = await rejection(service.consume(sessionId, loop, commandId));
+      const error = await rejection(t.service.consume(t.sessionId, loop, commandId));
       expect(error).toBeInstanceOf(NotificationNotFoundError);
       expect(error).toMatchObject({ code: 'not_found' });
     }
 
     it('answers not_found for a notification pending in its sibling, and leaves it pending there', async () => {
+      const { service, dataSource, sessionId, loopId } = t;
       const { commandId } = await deliver();
       const counts = await journalCounts(dataSource);
       await expectNotFound(otherLoop, commandId);
@@ -116,6 +105,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
     });
 
     it('answers not_found, not consumed:false, after the notification was consumed through its own loop', async () => {
+      const { service, dataSource, sessionId, loopId } = t;
       const { commandId } = await deliver();
       const consumed = await service.consume(sessionId, loopId, commandId);
       const counts = await journalCounts(dataSource);

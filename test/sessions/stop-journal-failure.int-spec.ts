@@ -1,36 +1,23 @@
-import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
-import type { DataSource } from 'typeorm';
-import { dataSourceOf } from '../notifications/support/journal-probe.js';
+import { JournalUnavailableError } from 'nestjs-process-notifications';
 import { rejection } from '../support/rejection.js';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
 
 // A stop is journaled like everything else (spec §7): when its record cannot be written the
 // stop did not happen, so the loop must go on taking notifications as before.
 describe('stopping a loop when the journal refuses its stop record', () => {
-  let app: Awaited<ReturnType<typeof createTestApp>>;
-  let service: ProcessNotificationsService;
-  let dataSource: DataSource;
-  let sessionId: string;
-  let loopId: string;
-
-  beforeEach(async () => {
-    app = await createTestApp();
-    service = app.service;
-    dataSource = dataSourceOf(app.moduleRef);
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  });
-  afterEach(() => app.close());
+  const t = useSessionWithLoop();
 
   // The loop's stop record is refused inside the stop's transaction, after the loop row was
   // updated: the failure comes when the stop is half done and must be taken back.
   const refuseStopRecords = (on: boolean) =>
-    dataSource.query(
+    t.dataSource.query(
       on
         ? "CREATE TRIGGER refuse_stop BEFORE INSERT ON pn_journal WHEN NEW.kind = 'loop_stopped' BEGIN SELECT RAISE(ABORT, 'refused'); END"
         : 'DROP TRIGGER refuse_stop',
     );
 
   it('answers journal_unavailable and leaves the loop running; once writes work, the stop takes effect', async () => {
+    const { service, sessionId, loopId } = t;
     await refuseStopRecords(true);
     expect(await rejection(service.stopLoop(sessionId, loopId))).toBeInstanceOf(JournalUnavailableError);
     await refuseStopRecords(false);
