@@ -1,9 +1,6 @@
-import { getDataSourceToken } from '@nestjs/typeorm';
 import Database from 'better-sqlite3';
-import type { DataSource } from 'typeorm';
-import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
-import { PN_CONNECTION } from '../../libs/process-notifications/src/constants.js';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import { JournalUnavailableError } from 'nestjs-process-notifications';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
 
 // The fault is SQLite's own: the writer's connection may not grow the file past max_page_count,
@@ -11,25 +8,17 @@ import { tempDir } from './support/temp-dir.js';
 // then checked against a second connection that reads the file.
 describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
   let dir: ReturnType<typeof tempDir>;
-  let app: Awaited<ReturnType<typeof createTestApp>>;
-  let service: ProcessNotificationsService;
   let db: Database.Database;
-  let sessionId: string;
-  let loopId: string;
 
-  beforeEach(async () => {
+  beforeEach(() => {
     dir = tempDir();
-    app = await createTestApp({ databaseUrl: `sqlite:${dir.file('journal.db')}`, loopCapacity: 100_000 });
-    service = app.service;
-    db = (app.moduleRef.get<DataSource>(getDataSourceToken(PN_CONNECTION)).driver as unknown as { databaseConnection: Database.Database })
-      .databaseConnection;
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
   });
-
-  afterEach(async () => {
-    await app.close();
-    dir.remove();
+  const t = useSessionWithLoop(() => ({ databaseUrl: `sqlite:${dir.file('journal.db')}`, loopCapacity: 100_000 }));
+  beforeEach(() => {
+    db = (t.dataSource.driver as unknown as { databaseConnection: Database.Database }).databaseConnection;
   });
+  // Declared after useSessionWithLoop, so it runs once the app has closed the file.
+  afterEach(() => dir.remove());
 
   const onDisk = (): Set<string> => {
     const reader = new Database(dir.file('journal.db'), { readonly: true });
@@ -46,9 +35,9 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
   const deliverAll = (count: number) =>
     Promise.all(
       Array.from({ length: count }, async () => {
-        const n = notification(sessionId, loopId, { process_handle: `h-${'x'.repeat(100)}` });
+        const n = notification(t.sessionId, t.loopId, { process_handle: `h-${'x'.repeat(100)}` });
         try {
-          await service.notifyProcessCompletion(sessionId, n);
+          await t.service.notifyProcessCompletion(t.sessionId, n);
           return { id: n.command_id as string, ok: true as const };
         } catch (error) {
           return { id: n.command_id as string, ok: false as const, error };
@@ -57,6 +46,7 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
     );
 
   it('answers success only for what is on disk, fails closed while full, and recovers without a restart', async () => {
+    const { service, sessionId, loopId } = t;
     await deliverAll(20);
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
 
@@ -87,6 +77,7 @@ describe('a SQLite write that fails with SQLITE_FULL (max_page_count)', () => {
   });
 
   it('repairs a connection left inside a transaction before the next write', async () => {
+    const { service, sessionId, loopId } = t;
     // As if a COMMIT failed and SQLite kept the transaction open (or TypeORM lost track of it).
     db.exec('BEGIN');
     db.exec("INSERT INTO pn_sessions (session_id, token_hash, created_at) VALUES ('00000000-0000-4000-8000-000000000001', NULL, 'x')");
