@@ -6,35 +6,19 @@ import {
   ProcessNotificationAcceptedEvent,
   SessionNotFoundError,
   UnsupportedEngineError,
-  type ProcessNotificationsService,
 } from 'nestjs-process-notifications';
-import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { createTestApp, notification, openSessionWithLoop } from '../support/test-app.js';
+import { notification, useSessionWithLoop } from '../support/test-app.js';
 import { rejection } from '../support/rejection.js';
-import { dataSourceOf, journalCounts, recordEvents } from './support/journal-probe.js';
+import { journalCounts, recordEvents } from './support/journal-probe.js';
 
 describe('delivering a completion notification (spec sections 3 and 4)', () => {
-  let moduleRef: TestingModule;
-  let service: ProcessNotificationsService;
-  let dataSource: DataSource;
-  let close: () => Promise<void>;
-  let sessionId: string;
-  let loopId: string;
+  const t = useSessionWithLoop({ loopCapacity: 64 });
 
-  async function start(loopCapacity = 64): Promise<void> {
-    ({ moduleRef, service, close } = await createTestApp({ loopCapacity }));
-    dataSource = dataSourceOf(moduleRef);
-    ({ sessionId, loopId } = await openSessionWithLoop(service));
-  }
-
-  beforeEach(() => start());
-  afterEach(() => close());
-
-  const pendingIds = async () => (await service.pendingNotifications(sessionId, loopId)).map((p) => p.commandId);
+  const pendingIds = async () => (await t.service.pendingNotifications(t.sessionId, t.loopId)).map((p) => p.commandId);
 
   it('accepts a new notification: journaled, in the pending set, one accepted event', async () => {
+    const { moduleRef, service, sessionId, loopId } = t;
     const n = notification(sessionId, loopId, { state: 'killed', reason: 'runner_shutdown' });
     const recorder = recordEvents(moduleRef);
     const delivery = await service.notifyProcessCompletion(n.session_id as string, n);
@@ -69,6 +53,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
   });
 
   it('resolves notifyProcessCompletion with the delivery on success and rejects it with the typed error otherwise', async () => {
+    const { service, sessionId, loopId } = t;
     const n = notification(sessionId, loopId);
     await expect(service.notifyProcessCompletion(sessionId, n)).resolves.toEqual({
       disposition: 'accepted',
@@ -83,6 +68,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
 
   describe('live duplicate', () => {
     it('answers duplicate to an identical second call: appended false, same sequence, nothing new', async () => {
+      const { moduleRef, service, dataSource, sessionId, loopId } = t;
       const n = notification(sessionId, loopId);
       const first = await service.notifyProcessCompletion(n.session_id as string, n);
       const counts = await journalCounts(dataSource);
@@ -102,6 +88,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
       ['another state and reason', { state: 'killed', reason: 'killed' }],
       ['another reason', { state: 'terminated', reason: 'output_limit' }],
     ])('rejects the same command_id with %s: collision, original sequence, nothing dispatched', async (_label, overrides) => {
+      const { moduleRef, service, dataSource, sessionId, loopId } = t;
       const n = notification(sessionId, loopId, { state: 'terminated', reason: 'terminated' });
       const first = await service.notifyProcessCompletion(n.session_id as string, n);
       const counts = await journalCounts(dataSource);
@@ -124,6 +111,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('is a collision when the same command_id names another loop of the session; neither loop changes', async () => {
+      const { service, sessionId, loopId } = t;
       const other = await service.openLoop(sessionId);
       const n = notification(sessionId, loopId);
       const first = await service.notifyProcessCompletion(n.session_id as string, n);
@@ -136,6 +124,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('is still a collision after the first delivery was stopped (never dispatched)', async () => {
+      const { service, sessionId, loopId } = t;
       await service.stopLoop(sessionId, loopId);
       const n = notification(sessionId, loopId);
       await expect(service.notifyProcessCompletion(n.session_id as string, n)).rejects.toBeInstanceOf(DeliveryStoppedError);
@@ -145,6 +134,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('keys idempotency per session: the same command_id in another session is its own notification', async () => {
+      const { service, sessionId, loopId } = t;
       const n = notification(sessionId, loopId);
       await service.notifyProcessCompletion(n.session_id as string, n);
       const { sessionId: otherSession } = await service.openSession();
@@ -157,9 +147,9 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
 
   describe('inbox full', () => {
     it('answers stopped (inbox_full) at capacity, again on retry, and the retry writes nothing', async () => {
-      await close();
       const capacity = 3;
-      await start(capacity);
+      await t.restart({ loopCapacity: capacity });
+      const { moduleRef, service, dataSource, sessionId, loopId } = t;
       const filled = Array.from({ length: capacity }, () => notification(sessionId, loopId));
       for (const n of filled)
         await expect(service.notifyProcessCompletion(n.session_id as string, n)).resolves.toMatchObject({ disposition: 'accepted' });
@@ -183,6 +173,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
 
   describe('refusals before the journal', () => {
     async function expectNothingJournaled(run: () => Promise<unknown>): Promise<unknown> {
+      const { moduleRef, dataSource } = t;
       const counts = await journalCounts(dataSource);
       const recorder = recordEvents(moduleRef);
       const error = await rejection(run());
@@ -193,6 +184,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     }
 
     it('refuses a foreign loop: unsupported engine, disposition stopped', async () => {
+      const { service, sessionId } = t;
       const foreign = await service.openLoop(sessionId, { engine: 'foreign' });
       const error = await expectNothingJournaled(() => service.notifyProcessCompletion(sessionId, notification(sessionId, foreign.loopId)));
       expect(error).toBeInstanceOf(UnsupportedEngineError);
@@ -200,6 +192,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('refuses a notification for another session: owner mismatch with wanted and got', async () => {
+      const { service, sessionId, loopId } = t;
       const { sessionId: caller } = await service.openSession();
       const error = await expectNothingJournaled(() => service.notifyProcessCompletion(caller, notification(sessionId, loopId)));
       expect(error).toBeInstanceOf(OwnerMismatchError);
@@ -208,6 +201,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('checks the owner before the session exists, and compares it case-insensitively', async () => {
+      const { service, sessionId, loopId } = t;
       const stranger = randomUUID();
       const error = await expectNothingJournaled(() => service.notifyProcessCompletion(sessionId, notification(stranger, loopId)));
       expect(error).toMatchObject({ code: 'owner_mismatch', wanted: sessionId, got: stranger });
@@ -217,6 +211,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('refuses an unknown loop: loop not found, disposition stopped', async () => {
+      const { service, sessionId } = t;
       const missing = randomUUID();
       const error = await expectNothingJournaled(() => service.notifyProcessCompletion(sessionId, notification(sessionId, missing)));
       expect(error).toBeInstanceOf(LoopNotFoundError);
@@ -224,12 +219,14 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('refuses a loop of another session as not found in this one', async () => {
+      const { service, loopId } = t;
       const { sessionId: otherSession } = await service.openSession();
       const error = await expectNothingJournaled(() => service.notifyProcessCompletion(otherSession, notification(otherSession, loopId)));
       expect(error).toMatchObject({ code: 'loop_not_found', disposition: 'stopped' });
     });
 
     it('refuses an unknown session: session not found', async () => {
+      const { service } = t;
       const unknown = randomUUID();
       const error = await expectNothingJournaled(() => service.notifyProcessCompletion(unknown, notification(unknown, randomUUID())));
       expect(error).toBeInstanceOf(SessionNotFoundError);
@@ -239,6 +236,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
 
   describe('stopped loop', () => {
     it('journals the notification, then answers stopped (loop_stopped); a retry writes nothing new', async () => {
+      const { moduleRef, service, dataSource, sessionId, loopId } = t;
       const held = notification(sessionId, loopId);
       await service.notifyProcessCompletion(held.session_id as string, held);
       await service.stopLoop(sessionId, loopId);
@@ -262,8 +260,8 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     });
 
     it('answers loop_stopped, not inbox_full, when the pending set of the stopped loop is also full', async () => {
-      await close();
-      await start(1);
+      await t.restart({ loopCapacity: 1 });
+      const { service, sessionId, loopId } = t;
       const held = notification(sessionId, loopId);
       await service.notifyProcessCompletion(held.session_id as string, held);
       await service.stopLoop(sessionId, loopId);

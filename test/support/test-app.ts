@@ -68,6 +68,8 @@ export interface SessionWithLoop {
   readonly dataSource: DataSource;
   readonly sessionId: string;
   readonly loopId: string;
+  /** Closes this test's app and starts a fresh one with `options`, with a new session and loop in it. */
+  restart(options: ProcessNotificationsModuleOptions): Promise<void>;
 }
 
 /**
@@ -115,6 +117,10 @@ export function useSessionWithLoop(
     },
     get loopId() {
       return current(ids).loopId;
+    },
+    async restart(moduleOptions) {
+      await stop();
+      await start(moduleOptions);
     },
   };
 }
