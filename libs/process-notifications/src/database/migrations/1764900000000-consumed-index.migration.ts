@@ -2,10 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The index that finds a notification's consumed record now holds consumed records only. It held
- * every notification too (their cause is their own command id), so each append inserted into two
- * indexes keyed by a random id: on a file that doubled the pages every commit wrote (see
- * apps/bench). Restore, retention and consumption look up consumed records only, by a literal
- * kind the partial index matches, on SQLite and PostgreSQL alike.
+ * every record, so each append of a notification (which has no cause) also wrote a
+ * (session, NULL) entry nothing looks up. Restore, retention and consumption ask for consumed
+ * records only (by their kind, which the partial index matches); restore's probe of it for each
+ * notification no longer reads the table.
  */
 export class ConsumedIndex1764900000000 implements MigrationInterface {
   name = 'ConsumedIndex1764900000000';
