@@ -9,6 +9,7 @@ import { OwnerUnavailableError } from '../../libs/process-notifications/src/erro
 import type { JournalDraft } from '../../libs/process-notifications/src/journal/journal-draft.interface.js';
 import { POSTGRES_URL, connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { latch } from '../support/latch.js';
+import { notificationDraft } from '../support/notification-fixture.js';
 
 // The journal writer on a real PostgreSQL database (a schema of this file's own): lease fencing
 // per job, the NOTIFY hint of every committed batch, reads on pooled connections with a deadline,
@@ -20,15 +21,7 @@ const describeOnPostgres = admin ? describe : describe.skip;
 
 const LOOP = randomUUID();
 
-function draft(sessionId: string, idempotencyId: string = randomUUID()): JournalDraft {
-  return {
-    sessionId,
-    loopId: LOOP,
-    kind: 'process_notification',
-    idempotencyId,
-    payload: { command_id: idempotencyId, session_id: sessionId, loop_id: LOOP, process_handle: 'p', state: 'exited', reason: 'exited' },
-  };
-}
+const draft = (sessionId: string, idempotencyId?: string): JournalDraft => notificationDraft({ sessionId, loopId: LOOP, idempotencyId });
 
 const settle = <T>(promise: Promise<T>) =>
   promise.then(

@@ -10,19 +10,12 @@ import type { JournalRecordEntity } from './journal-record.entity.js';
 import { JournalWriter } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
 import { latch } from '../../../../test/support/latch.js';
+import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
 
-function draft(idempotencyId: string = randomUUID()): JournalDraft {
-  return {
-    sessionId: SESSION,
-    loopId: LOOP,
-    kind: 'process_notification',
-    idempotencyId,
-    payload: { command_id: idempotencyId, session_id: SESSION, loop_id: LOOP, process_handle: 'p', state: 'exited', reason: 'exited' },
-  };
-}
+const draft = (idempotencyId?: string): JournalDraft => notificationDraft({ sessionId: SESSION, loopId: LOOP, idempotencyId });
 
 // Fail closed on a real in-memory SQLite connection put in the states the writer guards
 // against: closed, left inside a transaction it cannot roll back, and inside a transaction

@@ -6,20 +6,12 @@ import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
 import { latch } from '../../../../test/support/latch.js';
+import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
 
-function draft(): JournalDraft {
-  const id = randomUUID();
-  return {
-    sessionId: SESSION,
-    loopId: LOOP,
-    kind: 'process_notification',
-    idempotencyId: id,
-    payload: { command_id: id, session_id: SESSION, loop_id: LOOP, process_handle: 'p', state: 'exited', reason: 'exited' },
-  };
-}
+const draft = (): JournalDraft => notificationDraft({ sessionId: SESSION, loopId: LOOP });
 
 const settle = <T>(promise: Promise<T>) =>
   promise.then(

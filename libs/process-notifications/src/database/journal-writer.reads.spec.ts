@@ -12,16 +12,10 @@ import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
 import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { SessionLeases } from './session-leases.service.js';
+import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
-function draft(sessionId: string, loopId: string, idempotencyId: string = randomUUID()): JournalDraft {
-  return {
-    sessionId,
-    loopId,
-    kind: 'process_notification',
-    idempotencyId,
-    payload: { command_id: idempotencyId, session_id: sessionId, loop_id: loopId, process_handle: 'p', state: 'exited', reason: 'exited' },
-  };
-}
+const draft = (sessionId: string, loopId: string, idempotencyId?: string): JournalDraft =>
+  notificationDraft({ sessionId, loopId, idempotencyId });
 
 // File descriptors of this process open on `path` (Linux: /proc/self/fd).
 const openHandles = (path: string): number =>

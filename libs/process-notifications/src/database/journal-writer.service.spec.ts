@@ -12,19 +12,13 @@ import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
 import { latch } from '../../../../test/support/latch.js';
+import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
 
-function draft(idempotencyId: string = randomUUID(), handle = 'proc-1', sessionId: string = SESSION): JournalDraft {
-  return {
-    sessionId,
-    loopId: LOOP,
-    kind: 'process_notification',
-    idempotencyId,
-    payload: { command_id: idempotencyId, session_id: sessionId, loop_id: LOOP, process_handle: handle, state: 'exited', reason: 'exited' },
-  };
-}
+const draft = (idempotencyId?: string, processHandle = 'proc-1', sessionId: string = SESSION): JournalDraft =>
+  notificationDraft({ sessionId, loopId: LOOP, idempotencyId, processHandle });
 
 // Settles a promise into a value or an error, so one batch's answers can be inspected together.
 const settle = <T>(promise: Promise<T>) =>

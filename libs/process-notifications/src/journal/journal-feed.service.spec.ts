@@ -10,6 +10,7 @@ import { JournalWriter } from '../database/journal-writer.service.js';
 import { SessionLeases } from '../database/session-leases.service.js';
 import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalFeed } from './journal-feed.service.js';
+import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 // The journal feed with the real writer and journal: on SQLite (this process's commits only) and
 // on PostgreSQL in a schema of this file's own (NOTIFY hints from any node, polling while the
@@ -36,16 +37,7 @@ const FAKE_ONLY_INTERVALS: Parameters<typeof jest.useFakeTimers>[0] = {
 
 const LOOP = randomUUID();
 
-function draft(sessionId: string): JournalDraft {
-  const idempotencyId = randomUUID();
-  return {
-    sessionId,
-    loopId: LOOP,
-    kind: 'process_notification',
-    idempotencyId,
-    payload: { command_id: idempotencyId, session_id: sessionId, loop_id: LOOP, process_handle: 'p', state: 'exited', reason: 'exited' },
-  };
-}
+const draft = (sessionId: string): JournalDraft => notificationDraft({ sessionId, loopId: LOOP });
 
 /** Counts a reader's wake-ups, and lets a test await the n-th one (at most 5 s of real time). */
 function reader(feed: JournalFeed, sessionId: string) {
