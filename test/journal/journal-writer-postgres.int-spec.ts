@@ -63,6 +63,19 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       }>
     ).map((row) => row.idempotency_id);
 
+  // Journals `ids` in a new session this writer leases, then updates the first record in place
+  // (as retention drops a payload), so it no longer sits first in the table; returns the session.
+  const journalThenUpdateFirst = async ({ writer, leases }: { writer: JournalWriter; leases: SessionLeases }, ids: string[]) => {
+    const sessionId = randomUUID();
+    leases.hold(sessionId, (await leases.acquire(sessionId))!);
+    for (const id of ids) await writer.append(draft(sessionId, id));
+    await admin!.query(`UPDATE "${schema}".pn_journal SET payload = '{}' WHERE session_id = $1 AND idempotency_id = $2`, [
+      sessionId,
+      ids[0],
+    ]);
+    return sessionId;
+  };
+
   beforeAll(async () => {
     await admin!.query(`CREATE SCHEMA "${schema}"`);
     // Runs the migrations once.
@@ -207,19 +220,13 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
     });
 
     it('returns a page in sequence order, even after a record was updated in place (a payload dropped by retention)', async () => {
-      const { writer, leases } = await start(2);
-      const sessionId = randomUUID();
-      leases.hold(sessionId, (await leases.acquire(sessionId))!);
+      const node = await start(2);
       // Idempotency ids in descending order, so neither the heap nor the idempotency index is in sequence order.
       const ids = Array.from({ length: 5 }, () => randomUUID())
         .sort()
         .reverse();
-      for (const id of ids) await writer.append(draft(sessionId, id));
-      await admin!.query(`UPDATE "${schema}".pn_journal SET payload = '{}' WHERE session_id = $1 AND idempotency_id = $2`, [
-        sessionId,
-        ids[0],
-      ]);
-      const page = await writer.page(sessionId, 0, 10);
+      const sessionId = await journalThenUpdateFirst(node, ids);
+      const page = await node.writer.page(sessionId, 0, 10);
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
 
@@ -227,24 +234,19 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       // The planner may read a session's records by a sequential scan, which returns rows in the
       // order they sit in the table, not in the order of an index. (A bitmap scan would not do:
       // it follows an updated row's chain from the row's first place.)
-      const { writer, leases } = await start(2);
+      const node = await start(2);
       // In the URL: node-postgres lets a connection string's options win over `extra`.
       const scanOnly = `-c search_path=${schema} -c enable_indexscan=off -c enable_indexonlyscan=off -c enable_bitmapscan=off`;
       const heapOnly = await new DataSource({
         ...dataSourceOptionsFromUrl(`${POSTGRES_URL}?options=${encodeURIComponent(scanOnly)}`),
         poolSize: 1,
       } as never).initialize();
-      const heapReader = new JournalWriter(heapOnly, new SessionLeases(heapOnly));
-      open.push({ dataSource: heapOnly, leases: new SessionLeases(heapOnly), writer: heapReader });
-      const sessionId = randomUUID();
-      leases.hold(sessionId, (await leases.acquire(sessionId))!);
+      const heapLeases = new SessionLeases(heapOnly);
+      const heapReader = new JournalWriter(heapOnly, heapLeases);
+      open.push({ dataSource: heapOnly, leases: heapLeases, writer: heapReader });
       const ids = Array.from({ length: 5 }, () => randomUUID());
-      for (const id of ids) await writer.append(draft(sessionId, id));
       // The first record, updated in place, now sits after the others in the table.
-      await admin!.query(`UPDATE "${schema}".pn_journal SET payload = '{}' WHERE session_id = $1 AND idempotency_id = $2`, [
-        sessionId,
-        ids[0],
-      ]);
+      const sessionId = await journalThenUpdateFirst(node, ids);
       const page = await heapReader.page(sessionId, 0, 10);
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
