@@ -1,6 +1,7 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ValidationError } from '../errors/validation.error.js';
+import { validityCheckOf } from './validity-check.js';
 
 /** A whole-object rule, checked once every field is valid; a failure is reported as `field`. */
 export interface InputCheck<T extends object> {
@@ -46,14 +47,17 @@ export function validateInput<T extends object>(dto: ClassConstructor<T>, schema
     if (!schema.properties.includes(key)) throw new ValidationError(key, `unknown property "${key}"`);
   }
   const instance = plainToInstance(dto, { ...input });
-  // Unknown keys were rejected above; a DTO without decorators (an empty body) is valid.
-  const errors = validateSync(instance, { forbidUnknownValues: false, validationError: { target: false, value: false } });
-  if (errors.length === 0) {
-    const failed = schema.checks?.find((check) => !check.test(instance));
-    if (failed) throw new ValidationError(failed.field, typeof failed.message === 'string' ? failed.message : failed.message(instance));
-    return instance;
+  // Valid input, the common case, is recognised without validateSync's error objects.
+  if (validityCheckOf(dto)?.(instance) !== true) {
+    // Unknown keys were rejected above; a DTO without decorators (an empty body) is valid.
+    const errors = validateSync(instance, { forbidUnknownValues: false, validationError: { target: false, value: false } });
+    if (errors.length > 0) {
+      const rank = (property: string) => schema.properties.indexOf(property);
+      const first = errors.reduce((a, b) => (rank(b.property) < rank(a.property) ? b : a));
+      throw new ValidationError(fieldOf(first.property), Object.values(first.constraints ?? {})[0] ?? `invalid ${fieldOf(first.property)}`);
+    }
   }
-  const rank = (property: string) => schema.properties.indexOf(property);
-  const first = errors.reduce((a, b) => (rank(b.property) < rank(a.property) ? b : a));
-  throw new ValidationError(fieldOf(first.property), Object.values(first.constraints ?? {})[0] ?? `invalid ${fieldOf(first.property)}`);
+  const failed = schema.checks?.find((check) => !check.test(instance));
+  if (failed) throw new ValidationError(failed.field, typeof failed.message === 'string' ? failed.message : failed.message(instance));
+  return instance;
 }
