@@ -37,7 +37,7 @@ const SCHEMA = `
     created_at varchar(32) NOT NULL
   );
   CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id);
-  CREATE INDEX ix_pn_journal_cause ON pn_journal (session_id, cause_command_id);
+  CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed';
   CREATE TABLE pn_sessions (session_id varchar(36) PRIMARY KEY, token_hash varchar(64) UNIQUE, created_at varchar(32) NOT NULL);
   CREATE TABLE pn_loops (
     session_id varchar(36) NOT NULL,

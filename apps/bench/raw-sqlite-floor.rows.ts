@@ -19,7 +19,7 @@ export const JOURNAL_SCHEMA = `
     created_at varchar(32) NOT NULL
   );
   CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id);
-  CREATE INDEX ix_pn_journal_cause ON pn_journal (session_id, cause_command_id);
+  CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed';
 `;
 
 /** Options of the floor rows; `batch` > 1 adds a row committing that many appends per transaction. */
