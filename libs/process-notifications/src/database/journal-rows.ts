@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from '../journal/consumed-record.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
-import { sqliteConnectionOf } from './sqlite-connection.js';
+import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './sqlite-connection.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
@@ -52,6 +52,7 @@ export class JournalRows {
   private readonly insertSql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
+  private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
   constructor(dataSource: DataSource) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
@@ -69,7 +70,7 @@ export class JournalRows {
 
   /** The record of a session under an idempotency id, if any. */
   async find(manager: EntityManager, sessionId: string, idempotencyId: string): Promise<JournalRecordEntity | undefined> {
-    const [row] = (await manager.query(this.findSql, [sessionId, idempotencyId])) as JournalRow[];
+    const [row] = (await this.query(manager, this.findSql, [sessionId, idempotencyId])) as JournalRow[];
     return row ? recordFromRow(row) : undefined;
   }
 
@@ -85,7 +86,7 @@ export class JournalRows {
       record.causeCommandId,
       record.createdAt,
     ];
-    const [inserted] = (await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>;
+    const [inserted] = (await this.query(manager, this.insertSql, values)) as Array<{ sequence: number | string }>;
     return Object.assign(new JournalRecordEntity(), record, { sequence: Number(inserted!.sequence) });
   }
 
@@ -122,6 +123,19 @@ export class JournalRows {
       loopId: String(row.loop_id),
       pending: (JSON.parse(String(row.payload)) as { pending: string[] }).pending,
     }));
+  }
+
+  // The hot path's statements. On SQLite they run on the connection TypeORM holds, inside the
+  // writer's transaction, as prepared statements kept per connection: TypeORM's query wrapper
+  // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them.
+  private query(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[]> | unknown[] {
+    const sqlite = sqliteConnectionOf(manager.connection);
+    if (!sqlite) return manager.query(sql, parameters) as Promise<unknown[]>;
+    let statements = this.prepared.get(sqlite);
+    if (!statements) this.prepared.set(sqlite, (statements = new Map()));
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
+    return statement.all(...parameters);
   }
 
   // The condition (and its AND) that keeps a query to one session, or nothing for all sessions.

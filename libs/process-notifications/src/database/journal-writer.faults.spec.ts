@@ -106,7 +106,7 @@ describe('JournalWriter on a SQLite connection in a bad state', () => {
 
 // While SQLite fails (a full disk), the health probe is a real append of a largest
 // notification, taken back in its transaction: a disk with room for a small record only stays
-// unhealthy. The probe's statements are watched through a TypeORM subscriber on the real database.
+// unhealthy. What the probe inserts is recorded by a temporary trigger on the real database.
 describe('JournalWriter health probe while SQLite is full', () => {
   it('appends a largest notification at the right edge of the journal, and leaves no row and no gap behind', async () => {
     const dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
@@ -121,16 +121,21 @@ describe('JournalWriter health probe while SQLite is full', () => {
       await expect(writer.append(big)).rejects.toBeInstanceOf(JournalUnavailableError);
       db.pragma('max_page_count = 1073741823');
 
-      const inserts: unknown[][] = [];
-      dataSource.subscribers.push({
-        afterQuery: (event: AfterQueryEvent) => {
-          if (/^\s*INSERT INTO pn_journal/i.test(event.query)) inserts.push((event.parameters as unknown[] | undefined) ?? []);
-        },
-      });
+      // SQLite itself records what the probe inserts, whichever way the statement was sent.
+      db.exec(`CREATE TEMP TABLE seen AS SELECT * FROM main.pn_journal WHERE 0;
+        CREATE TEMP TRIGGER watch AFTER INSERT ON main.pn_journal BEGIN INSERT INTO seen SELECT * FROM main.pn_journal WHERE sequence = NEW.sequence; END;`);
       await expect(writer.isHealthy()).resolves.toBe(true);
       const id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+      const inserts = db.prepare('SELECT * FROM temp.seen').all() as Array<Record<string, unknown>>;
       expect(inserts).toHaveLength(1);
-      const [sessionId, loopId, kind, idempotencyId, , payload, causeCommandId] = inserts[0]!;
+      const {
+        session_id: sessionId,
+        loop_id: loopId,
+        kind,
+        idempotency_id: idempotencyId,
+        payload,
+        cause_command_id: causeCommandId,
+      } = inserts[0]!;
       expect({ sessionId, loopId, kind, idempotencyId, causeCommandId }).toEqual({
         sessionId: id,
         loopId: id,

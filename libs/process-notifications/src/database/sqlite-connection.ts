@@ -9,7 +9,13 @@ export interface SqliteConnection {
   readonly open: boolean;
   readonly inTransaction: boolean;
   exec(sql: string): unknown;
-  prepare(sql: string): { raw(): { iterate(...parameters: unknown[]): IterableIterator<unknown[]> } };
+  prepare(sql: string): SqliteStatement;
+}
+
+/** A prepared statement of a {@link SqliteConnection}. */
+export interface SqliteStatement {
+  all(...parameters: unknown[]): unknown[];
+  raw(): { iterate(...parameters: unknown[]): IterableIterator<unknown[]> };
 }
 
 /** The better-sqlite3 connection behind a TypeORM data source, or undefined on PostgreSQL. */
