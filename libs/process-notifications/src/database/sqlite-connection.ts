@@ -15,6 +15,7 @@ export interface SqliteConnection {
 /** A prepared statement of a {@link SqliteConnection}. */
 export interface SqliteStatement {
   all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { lastInsertRowid: number | bigint };
   raw(): { iterate(...parameters: unknown[]): IterableIterator<unknown[]> };
 }
 
