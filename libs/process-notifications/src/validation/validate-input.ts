@@ -1,6 +1,7 @@
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import type { ClassConstructor } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ValidationError } from '../errors/validation.error.js';
+import { dtoInstance } from './dto-instance.js';
 import { validityCheckOf } from './validity-check.js';
 
 /** A whole-object rule, checked once every field is valid; a failure is reported as `field`. */
@@ -46,7 +47,7 @@ export function validateInput<T extends object>(dto: ClassConstructor<T>, schema
   for (const key of Object.keys(input)) {
     if (!schema.properties.includes(key)) throw new ValidationError(key, `unknown property "${key}"`);
   }
-  const instance = plainToInstance(dto, { ...input });
+  const instance = dtoInstance(dto, schema.properties, input);
   // Valid input, the common case, is recognised without validateSync's error objects.
   if (validityCheckOf(dto)?.(instance) !== true) {
     // Unknown keys were rejected above; a DTO without decorators (an empty body) is valid.
