@@ -41,6 +41,8 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   private readonly timeoutMs: number;
   private readonly warned = new Map<string, number>();
+  // SQLite serves one process: no other node owns anything, so nothing is looked up.
+  private readonly single: boolean;
 
   constructor(
     private readonly service: ProcessNotificationsService,
@@ -48,9 +50,14 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   ) {
     // The owner answers within its journal deadline; a little more covers the hop.
     this.timeoutMs = config.journalTimeoutMs + 2_000;
+    this.single = config.databaseUrl.startsWith('sqlite:');
   }
 
   use(request: IncomingMessage, response: ServerResponse, next: () => void): void {
+    if (this.single) {
+      next();
+      return;
+    }
     this.route(request, response).then(
       (answered) => {
         if (!answered) next();

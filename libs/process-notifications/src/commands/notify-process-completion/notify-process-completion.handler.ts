@@ -1,5 +1,5 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
-import { firstValueFrom, map, race, ReplaySubject } from 'rxjs';
+import { firstValueFrom, map, race, ReplaySubject, type Observable } from 'rxjs';
 import { DeliveryStoppedError } from '../../errors/delivery-stopped.error.js';
 import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js';
@@ -24,13 +24,18 @@ const SHUTTING_DOWN: LoopAnswer = { disposition: 'stopped', cause: 'loop_stopped
  */
 @CommandHandler(NotifyProcessCompletionCommand)
 export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyProcessCompletionCommand> {
+  // Built once: every waiting caller races its reply against the same stream.
+  private readonly shuttingDown$: Observable<LoopAnswer>;
+
   constructor(
     private readonly loops: Loops,
     private readonly ownership: SessionOwnership,
     private readonly shutdown: ShutdownSignal,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
-  ) {}
+  ) {
+    this.shuttingDown$ = this.shutdown.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN));
+  }
 
   async execute({ sessionId, notification }: NotifyProcessCompletionCommand): Promise<NotificationDelivery> {
     const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, notification);
@@ -55,7 +60,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, appended, reply));
     // During shutdown the saga may already be unsubscribed: answer stopped rather than hang. The
     // notification is journaled, so the restart restores it and the supervisor's retry finds it.
-    const answer = await firstValueFrom(race(reply, this.shutdown.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN))));
+    const answer = await firstValueFrom(race(reply, this.shuttingDown$));
     if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause, appended);
     return { disposition: answer.disposition, commandId: dto.command_id, sequence: record.sequence, appended };
   }
