@@ -44,7 +44,8 @@ const builders = new WeakMap<ClassConstructor<object>, Builder | null>();
  * then each own key of the input with its transforms applied. That is what plainToInstance
  * does for such input, minus its per-call metadata walk (measured: 6 KB of garbage and about 3% of
  * a notify request's CPU). Anything else (object or array values, other decorators) goes through
- * plainToInstance itself.
+ * plainToInstance itself. `properties` are the DTO's closed-schema properties, the same for every
+ * call with that class (what is read from them is kept per class).
  */
 export function dtoInstance<T extends object>(dto: ClassConstructor<T>, properties: readonly string[], input: object): T {
   const builder = builderOf(dto, properties);
