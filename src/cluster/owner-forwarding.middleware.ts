@@ -41,8 +41,6 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   private readonly timeoutMs: number;
   private readonly warned = new Map<string, number>();
-  // SQLite serves one process: no other node owns anything, so nothing is looked up.
-  private readonly single: boolean;
 
   constructor(
     private readonly service: ProcessNotificationsService,
@@ -50,11 +48,11 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   ) {
     // The owner answers within its journal deadline; a little more covers the hop.
     this.timeoutMs = config.journalTimeoutMs + 2_000;
-    this.single = config.databaseUrl.startsWith('sqlite:');
   }
 
   use(request: IncomingMessage, response: ServerResponse, next: () => void): void {
-    if (this.single) {
+    // SQLite serves one process: no other node owns anything, so nothing is looked up.
+    if (!this.service.sharesDatabase) {
       next();
       return;
     }

@@ -85,6 +85,14 @@ export class ProcessNotificationsService {
     return this.ownership.locate(sessionId);
   }
 
+  /**
+   * True when other nodes may share this database and own its sessions (PostgreSQL); false on
+   * SQLite, where {@link locateOwner} always answers `self` and nothing needs forwarding.
+   */
+  get sharesDatabase(): boolean {
+    return this.leases.enabled;
+  }
+
   /** This process's node id (several nodes on PostgreSQL); a restarted process is a new node. */
   get nodeId(): string {
     return this.leases.nodeId;
