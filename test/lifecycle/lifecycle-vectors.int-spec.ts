@@ -1,15 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { ValidationError, type ProcessNotificationsService } from 'nestjs-process-notifications';
+import { LIFECYCLE_VECTORS as vectors } from '../support/lifecycle-vectors.js';
 import { createTestApp } from '../support/test-app.js';
 
-interface Vector {
-  readonly name: string;
-  readonly input: Record<string, unknown>;
-  readonly field: string | null;
-}
-
-// A verbatim copy of the contract's spec/vectors/lifecycle-validation.json.
-const vectors = JSON.parse(readFileSync(new URL('./fixtures/lifecycle-validation.json', import.meta.url), 'utf8')) as Vector[];
 const sessionId = vectors[0]!.input.session_id as string;
 // The module below opens this one session; a vector for another would fail for the wrong reason.
 if (vectors.some((vector) => vector.input.session_id !== sessionId)) throw new Error('the lifecycle vectors must all name one session');

@@ -1,26 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { Expose, plainToInstance, Transform, Type, type ClassConstructor } from 'class-transformer';
 import { ProcessCompletionNotificationDto } from '../commands/notify-process-completion/process-completion-notification.dto.js';
 import { ProcessLifecycleRecordDto } from '../commands/publish-process-lifecycle/process-lifecycle-record.dto.js';
+import { LIFECYCLE_VECTORS } from '../../../../test/support/lifecycle-vectors.js';
+import { fieldVariants, NOTIFICATION_VECTORS, type NotificationVector } from '../../../../test/support/notification-vectors.js';
 import { builderOf, dtoInstance } from './dto-instance.js';
 
-interface Vector {
-  readonly input: Record<string, unknown>;
-}
-
-const vectors = (file: string): Vector[] =>
-  JSON.parse(readFileSync(new URL(`../../../../test/${file}`, import.meta.url), 'utf8')) as Vector[];
-
 // Each vector, and each with one field changed: another type, null, missing, upper case, nested.
-function variants(input: Record<string, unknown>): Record<string, unknown>[] {
-  const out = [input];
-  for (const key of Object.keys(input)) {
-    for (const replacement of [42, true, null, undefined, String(input[key]).toUpperCase(), { nested: 'X' }, ['A']]) {
-      out.push({ ...input, [key]: replacement });
-    }
-  }
-  return out;
-}
+const variants = (input: Record<string, unknown>) =>
+  fieldVariants(input, (value) => [42, true, null, undefined, String(value).toUpperCase(), { nested: 'X' }, ['A']]);
 
 // The same instance plainToInstance gives: class, own keys in order, values.
 function expectSameAsPlainToInstance<T extends object>(dto: ClassConstructor<T>, properties: readonly string[], input: object): void {
@@ -35,15 +22,15 @@ function expectSameAsPlainToInstance<T extends object>(dto: ClassConstructor<T>,
 }
 
 describe('dtoInstance', () => {
-  const cases: Array<[string, ClassConstructor<object> & { schema: { properties: readonly string[] } }, string]> = [
-    ['ProcessCompletionNotificationDto', ProcessCompletionNotificationDto, 'notifications/fixtures/notification-validation.json'],
-    ['ProcessLifecycleRecordDto', ProcessLifecycleRecordDto, 'lifecycle/fixtures/lifecycle-validation.json'],
+  const cases: Array<[string, ClassConstructor<object> & { schema: { properties: readonly string[] } }, readonly NotificationVector[]]> = [
+    ['ProcessCompletionNotificationDto', ProcessCompletionNotificationDto, NOTIFICATION_VECTORS],
+    ['ProcessLifecycleRecordDto', ProcessLifecycleRecordDto, LIFECYCLE_VECTORS],
   ];
 
-  it.each(cases)('builds %s directly, as plainToInstance would, for every contract vector and its variants', (_name, dto, file) => {
+  it.each(cases)('builds %s directly, as plainToInstance would, for every contract vector and its variants', (_name, dto, list) => {
     expect(builderOf(dto, dto.schema.properties)).not.toBeNull();
     let checked = 0;
-    for (const { input } of vectors(file)) {
+    for (const { input } of list) {
       if (typeof input !== 'object' || input === null || Array.isArray(input)) continue;
       for (const variant of variants(input)) {
         expectSameAsPlainToInstance(dto, dto.schema.properties, variant);

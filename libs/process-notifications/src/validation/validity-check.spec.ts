@@ -1,34 +1,22 @@
-import { readFileSync } from 'node:fs';
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { IsString, Min, ValidateIf, ValidateNested, validateSync } from 'class-validator';
 import { ProcessCompletionNotificationDto } from '../commands/notify-process-completion/process-completion-notification.dto.js';
 import { ProcessLifecycleRecordDto } from '../commands/publish-process-lifecycle/process-lifecycle-record.dto.js';
+import { LIFECYCLE_VECTORS } from '../../../../test/support/lifecycle-vectors.js';
+import { fieldVariants, NOTIFICATION_VECTORS, type NotificationVector } from '../../../../test/support/notification-vectors.js';
 import { validityCheckOf } from './validity-check.js';
-
-interface Vector {
-  readonly name: string;
-  readonly input: Record<string, unknown>;
-}
-
-const vectors = (file: string): Vector[] =>
-  JSON.parse(readFileSync(new URL(`../../../../test/${file}`, import.meta.url), 'utf8')) as Vector[];
 
 // validateSync's verdict, which the check must reproduce exactly.
 const validBy = (instance: object) => validateSync(instance, { forbidUnknownValues: false }).length === 0;
 
 // Each vector, and each vector with one field changed: wrong type, null, missing, upper case.
-function variants(input: Record<string, unknown>): Record<string, unknown>[] {
-  const out = [input];
-  for (const key of Object.keys(input)) {
-    for (const replacement of [42, null, undefined, String(input[key]).toUpperCase(), '']) out.push({ ...input, [key]: replacement });
-  }
-  return out;
-}
+const variants = (input: Record<string, unknown>) =>
+  fieldVariants(input, (value) => [42, null, undefined, String(value).toUpperCase(), '']);
 
 describe('validityCheckOf', () => {
-  const cases: Array<[string, ClassConstructor<object>, Vector[]]> = [
-    ['ProcessCompletionNotificationDto', ProcessCompletionNotificationDto, vectors('notifications/fixtures/notification-validation.json')],
-    ['ProcessLifecycleRecordDto', ProcessLifecycleRecordDto, vectors('lifecycle/fixtures/lifecycle-validation.json')],
+  const cases: Array<[string, ClassConstructor<object>, readonly NotificationVector[]]> = [
+    ['ProcessCompletionNotificationDto', ProcessCompletionNotificationDto, NOTIFICATION_VECTORS],
+    ['ProcessLifecycleRecordDto', ProcessLifecycleRecordDto, LIFECYCLE_VECTORS],
   ];
 
   it.each(cases)('gives validateSync’s verdict for %s on every contract vector and its variants', (_name, dto, list) => {
