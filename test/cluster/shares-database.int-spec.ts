@@ -1,4 +1,4 @@
-import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { inFreshSchema } from '../support/postgres.js';
 import { createTestApp } from '../support/test-app.js';
 
 // What the server's forwarding middleware asks before it looks a session's owner up.
@@ -15,20 +15,13 @@ describe('ProcessNotificationsService.sharesDatabase', () => {
   });
 
   it('is true on PostgreSQL, where other nodes may own sessions', async () => {
-    const admin = await connectPostgresAdmin();
-    if (!admin) return;
-    const schema = freshSchema();
-    await admin.query(`CREATE SCHEMA ${schema.name}`);
-    try {
-      const app = await createTestApp({ databaseUrl: schema.databaseUrl });
+    await inFreshSchema(async (databaseUrl) => {
+      const app = await createTestApp({ databaseUrl });
       try {
         expect(app.service.sharesDatabase).toBe(true);
       } finally {
         await app.close();
       }
-    } finally {
-      await admin.query(`DROP SCHEMA ${schema.name} CASCADE`);
-      await admin.destroy();
-    }
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { dataSourceOptionsFromUrl, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { DataSource } from 'typeorm';
 import { tempDir } from '../durability/support/temp-dir.js';
-import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { inFreshSchema } from '../support/postgres.js';
 import { createTestApp, notification } from '../support/test-app.js';
 
 // The journal's secondary indexes, by name, as the database has them.
@@ -73,15 +73,6 @@ describe('the consumed-records index migration', () => {
   });
 
   it('upgrades a PostgreSQL journal written without it, and reverts', async () => {
-    const admin = await connectPostgresAdmin();
-    if (!admin) return;
-    const schema = freshSchema();
-    await admin.query(`CREATE SCHEMA ${schema.name}`);
-    try {
-      await upgradeKeepsConsumption(schema.databaseUrl);
-    } finally {
-      await admin.query(`DROP SCHEMA ${schema.name} CASCADE`);
-      await admin.destroy();
-    }
+    await inFreshSchema(upgradeKeepsConsumption);
   });
 });

@@ -24,3 +24,20 @@ export function freshSchema(): { name: string; databaseUrl: string } {
   const name = `pn_test_${randomBytes(6).toString('hex')}`;
   return { name, databaseUrl: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${name}`)}` };
 }
+
+/**
+ * Runs `fn` with the URL of a fresh schema of its own, then drops the schema; does nothing when
+ * no server answers (off CI, see {@link connectPostgresAdmin}).
+ */
+export async function inFreshSchema(fn: (databaseUrl: string) => Promise<void>): Promise<void> {
+  const admin = await connectPostgresAdmin();
+  if (!admin) return;
+  const schema = freshSchema();
+  await admin.query(`CREATE SCHEMA ${schema.name}`);
+  try {
+    await fn(schema.databaseUrl);
+  } finally {
+    await admin.query(`DROP SCHEMA ${schema.name} CASCADE`);
+    await admin.destroy();
+  }
+}
