@@ -149,3 +149,29 @@ export function brokenReferences(root: string, documents: readonly string[]): Br
   }
   return broken;
 }
+
+/**
+ * What a long page's table of contents misses: a page of more than `longerThan` lines must list,
+ * before its first section, a link to each of its `##` sections (as `- [Title](#anchor)`).
+ */
+export function tableOfContentsGaps(root: string, documents: readonly string[], longerThan: number): string[] {
+  const gaps: string[] = [];
+  for (const document of documents) {
+    const markdown = readFileSync(resolve(root, document), 'utf8');
+    if (markdown.split('\n').length <= longerThan) continue;
+    const lines = proseLines(markdown);
+    const firstSection = lines.findIndex(({ text }) => /^## /.test(text));
+    const listed = new Set(
+      lines
+        .slice(0, firstSection === -1 ? lines.length : firstSection)
+        .flatMap(({ text }) => [...text.matchAll(/^\s*[-*] \[[^\]]*\]\(#([^)]+)\)/g)].map((match) => match[1]!)),
+    );
+    for (const { number, text } of lines) {
+      const section = /^## (.*)$/.exec(text)?.[1];
+      if (section !== undefined && !listed.has(headingSlug(section))) {
+        gaps.push(`${document}:${number}: "## ${section}" is not in the table of contents (add - [${section}](#${headingSlug(section)}))`);
+      }
+    }
+  }
+  return gaps;
+}

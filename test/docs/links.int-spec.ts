@@ -2,7 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { anchorsOf, brokenReferences } from './doc-references.js';
+import { anchorsOf, brokenReferences, tableOfContentsGaps } from './doc-references.js';
+
+// A docs page longer than this needs a table of contents.
+const LONG_PAGE_LINES = 100;
 
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
@@ -28,6 +31,16 @@ describe('the documentation', () => {
       ]),
     );
     expect(brokenReferences(repo, documents())).toEqual([]);
+  });
+
+  it('lists every section of a long page in its table of contents', () => {
+    expect(
+      tableOfContentsGaps(
+        repo,
+        documents().filter((path) => path.startsWith('docs/')),
+        LONG_PAGE_LINES,
+      ),
+    ).toEqual([]);
   });
 
   it('keeps the README the front door: at most about 300 lines, the two commands first', () => {
@@ -87,6 +100,17 @@ describe('the documentation check', () => {
       'README.md:1: database/rows.ts:9: libs/lib/src/database/rows.ts has 3 lines',
       'README.md:1: database/rows.ts:1:14: line 1 of libs/lib/src/database/rows.ts has 12 characters',
       'README.md:1: rows.ts:1: ambiguous (docs/rows.ts, libs/lib/src/database/rows.ts); give more of the path',
+    ]);
+  });
+
+  it('reports a section that a long page does not list in its table of contents', () => {
+    const page = (toc: string): string => `# Page\n\n${toc}\n\n## One\n\ntext\n\n## Two: the second\n`;
+    writeFileSync(join(root, 'docs/short.md'), page('- [One](#one)'));
+    writeFileSync(join(root, 'docs/complete.md'), page('- [One](#one)\n- [Two: the second](#two-the-second)'));
+    writeFileSync(join(root, 'docs/gap.md'), page('- [One](#one)'));
+    expect(tableOfContentsGaps(root, ['docs/short.md'], 20)).toEqual([]);
+    expect(tableOfContentsGaps(root, ['docs/complete.md', 'docs/gap.md'], 5)).toEqual([
+      'docs/gap.md:9: "## Two: the second" is not in the table of contents (add - [Two: the second](#two-the-second))',
     ]);
   });
 
