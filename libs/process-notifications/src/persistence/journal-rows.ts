@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CONSUMED_KIND } from '../journal/consumed-record.js';
+import { CONSUMED_KIND } from './journal-record.entity.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
 import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './sqlite-connection.js';

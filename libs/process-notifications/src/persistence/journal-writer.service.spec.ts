@@ -8,9 +8,9 @@ import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from './session-leases.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 import { latch } from '../../../../test/support/latch.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 

@@ -4,11 +4,11 @@ import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type AfterQueryEvent, type EntitySubscriberInterface } from 'typeorm';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { JournalWriter } from './journal-writer.service.js';
-import { SessionLeases } from './session-leases.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 import { latch } from '../../../../test/support/latch.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 

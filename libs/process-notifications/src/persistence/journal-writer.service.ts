@@ -9,8 +9,8 @@ import type { ProcessNotificationsModuleOptions } from '../process-notifications
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import { CONSUMED_KIND } from '../journal/consumed-record.js';
-import type { JournalAppend, JournalDraft } from '../journal/journal-draft.interface.js';
+import { CONSUMED_KIND } from './journal-record.entity.js';
+import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from './journal-outage.js';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
@@ -20,7 +20,7 @@ import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.j
 import { isStoreFailure } from './store-failure.js';
 import { sqliteConnectionOf } from './sqlite-connection.js';
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
-import { SessionLeases } from './session-leases.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 
 /** The PostgreSQL channel every committed batch notifies, with the sessions it wrote. */
 export const JOURNAL_CHANNEL = 'pn_journal';

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
 import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
-import { SessionLeases } from './session-leases.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const draft = (sessionId: string, loopId: string, idempotencyId?: string): JournalDraft =>
