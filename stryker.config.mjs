@@ -29,6 +29,12 @@ export default {
   mutate: [
     'libs/process-notifications/src/journal/**/*.ts',
     'libs/process-notifications/src/persistence/journal-writer.service.ts',
+    'libs/process-notifications/src/persistence/journal-write-queue.ts',
+    'libs/process-notifications/src/persistence/journal-transaction-runner.ts',
+    'libs/process-notifications/src/persistence/journal-read-connection.ts',
+    'libs/process-notifications/src/persistence/journal-health-probe.ts',
+    'libs/process-notifications/src/persistence/journal-fencing.ts',
+    'libs/process-notifications/src/persistence/journal-commit-hint.ts',
     'libs/process-notifications/src/persistence/journal-rows.ts',
     'libs/process-notifications/src/persistence/journal-outage.ts',
     'libs/process-notifications/src/persistence/store-failure.ts',

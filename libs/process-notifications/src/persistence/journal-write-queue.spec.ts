@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
@@ -11,7 +13,7 @@ import { notificationDraft } from '../../../../test/support/notification-fixture
 const SESSION = randomUUID();
 const LOOP = randomUUID();
 
-const draft = (): JournalDraft => notificationDraft({ sessionId: SESSION, loopId: LOOP });
+const draft = (idempotencyId?: string): JournalDraft => notificationDraft({ sessionId: SESSION, loopId: LOOP, idempotencyId });
 
 const settle = <T>(promise: Promise<T>) =>
   promise.then(
@@ -100,5 +102,116 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
         `journalTimeoutMs must be a positive integer, got ${String(journalTimeoutMs)}`,
       );
     }
+  });
+});
+
+// The queue: one transaction at a time, and work that was answered (expired) never runs again.
+describe('JournalWriter queue (real in-memory SQLite)', () => {
+  let dataSource: DataSource;
+
+  beforeEach(async () => {
+    dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    if (dataSource.isInitialized) await dataSource.destroy();
+  });
+
+  it('answers healthy with a probe that really runs on the connection', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    await expect(writer.isHealthy()).resolves.toBe(true);
+  });
+
+  it('puts work queued while a transaction runs into the next transaction, never a concurrent one', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    const sizes: number[] = [];
+    writer.commits$.subscribe((commit) => sizes.push(commit.size));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
+    const first = draft();
+    const held = writer.write(async (_manager, journal) => {
+      await journal.append(first);
+      entered();
+      await gate;
+    });
+    await inTransaction;
+    const later = [writer.append(draft()), writer.append(draft())];
+    // Queued in later ticks while the first transaction is still open.
+    await new Promise((resolve) => setImmediate(resolve));
+    const third = writer.append(draft());
+    release();
+    await held;
+    await expect(Promise.all([...later, third])).resolves.toEqual([
+      expect.objectContaining({ appended: true }),
+      expect.objectContaining({ appended: true }),
+      expect.objectContaining({ appended: true }),
+    ]);
+    expect(sizes).toEqual([1, 3]);
+    expect(await dataSource.query('SELECT COUNT(*) AS n FROM pn_journal')).toEqual([{ n: 4 }]);
+  });
+
+  it('never runs again work that was answered at its deadline, even when its batch is retried job by job', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
+    let runs = 0;
+    const [gate, release] = latch();
+    const late = writer.write(async () => {
+      runs += 1;
+      await gate;
+      // A statement failure of its own: the batch is then retried one job at a time.
+      throw new Error('late failure');
+    });
+    await expect(late).rejects.toThrow(/did not answer within 200 ms/);
+    release();
+    // Queued behind the failed batch and its retries.
+    await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+    expect(runs).toBe(1);
+  });
+
+  it('never runs work answered at its deadline while it was still queued', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
+    const stalled = writer.write(async () => {
+      entered();
+      await gate;
+    });
+    await inTransaction;
+    let runs = 0;
+    // First in the queue behind the stalled transaction, answered at its deadline while waiting.
+    const queued = writer.write(() => Promise.resolve((runs += 1)));
+    await expect(stalled).rejects.toThrow(/did not answer within 200 ms/);
+    await expect(queued).rejects.toThrow(/did not answer within 200 ms/);
+    release();
+    await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
+    expect(runs).toBe(0);
+  });
+
+  it('keeps the work queued behind a job whose deadline passed inside its transaction', async () => {
+    // The health probe's deadline (2 s) is shorter than the writes' (10 s here).
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 10_000 });
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
+    // One batch: the stalled unit of work, then the probe, which waits inside the transaction.
+    const stalled = writer.write(async () => {
+      entered();
+      await gate;
+    });
+    const healthy = writer.isHealthy();
+    await inTransaction;
+    const behind = draft();
+    const queued = writer.append(behind);
+    await expect(healthy).resolves.toBe(false);
+    release();
+    await stalled;
+    await expect(queued).resolves.toMatchObject({ appended: true, record: { idempotencyId: behind.idempotencyId } });
+  });
+
+  it("does not log a job's own statement failure as a journal outage", async () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    await expect(writer.write((manager) => manager.query('SELECT no_such_column FROM pn_journal'))).rejects.toBeInstanceOf(
+      JournalUnavailableError,
+    );
+    expect(logged).not.toHaveBeenCalled();
   });
 });
