@@ -9,6 +9,7 @@ export {
 } from './process-notifications.module-definition.js';
 export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './database/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
+export { runMigrationsExclusively } from './database/migration-lock.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
 
