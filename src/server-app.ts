@@ -30,7 +30,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   const problems = new ProblemDetailsFilter();
   // Such a request never reaches a hook: once the app exists, it is given its request id and
   // counted and logged like any other.
-  let observer: RequestObserver | undefined;
+  const early: { observer?: RequestObserver } = {};
   const adapter = new FastifyAdapter({
     // Request lines are RequestObserver's, not Fastify's.
     logger: false,
@@ -40,9 +40,10 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const { observer } = early;
       if (observer) {
         observer.onRequest(request, reply, () => undefined);
-        reply.raw.once('close', () => observer?.observe(request, reply, String(reply.raw.statusCode)));
+        reply.raw.once('close', () => observer.observe(request, reply, String(reply.raw.statusCode)));
       }
       problems.answer(error, request, reply);
     },
@@ -62,7 +63,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // Per-request work that needs no dependency injection runs as Fastify hooks, not as Nest
   // middleware (which Fastify runs through middie): added before `init()` registers the routes,
   // so every route and the not-found handler run them. Forwarding comes after the request id.
-  observer = new RequestObserver(logger, app.get(MetricsService));
+  const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService)));
   const forwarding = app.get(OwnerForwarding);
   fastify.addHook('onRequest', observer.onRequest);
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply) => forwarding.onRequest(request, reply));
