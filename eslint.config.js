@@ -17,6 +17,17 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules: the TypeScript project service reads tsconfig.json.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A promise nobody awaits loses its failure; `void` says it is meant.
+      '@typescript-eslint/no-floating-promises': 'error',
+      // A new member of a closed union must be handled by every switch over it.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },

@@ -1,37 +1,20 @@
 /*
  * The wire types of the process notifications REST API (v1), snake_case exactly as sent and
- * received. This package has no dependencies, so the closed vocabulary is spelled out here.
+ * received. The closed sets they use are in vocabulary.ts.
  */
 
-/** Every process state. `starting` and `running` are never terminal. */
-export type ProcessState =
-  'starting' | 'running' | 'exited' | 'failed' | 'timed_out' | 'interrupted' | 'terminated' | 'killed' | 'lost_on_restore';
-
-/** Every terminal reason. */
-export type TerminalReason =
-  'exited' | 'timed_out' | 'interrupted' | 'terminated' | 'killed' | 'runner_shutdown' | 'failed' | 'output_limit' | 'lost_on_restore';
-
-/** The closed set of terminal state/reason pairs. */
-export type TerminalPair =
-  | { readonly state: 'exited'; readonly reason: 'exited' }
-  | { readonly state: 'failed'; readonly reason: 'failed' }
-  | { readonly state: 'timed_out'; readonly reason: 'timed_out' }
-  | { readonly state: 'interrupted'; readonly reason: 'interrupted' }
-  | { readonly state: 'terminated'; readonly reason: 'terminated' | 'runner_shutdown' | 'output_limit' }
-  | { readonly state: 'killed'; readonly reason: 'killed' | 'runner_shutdown' | 'output_limit' }
-  | { readonly state: 'lost_on_restore'; readonly reason: 'lost_on_restore' };
-
-/** A terminal state. */
-export type TerminalState = TerminalPair['state'];
-
-/** Kinds of lifecycle records. */
-export type LifecycleKind = 'started' | 'backgrounded' | 'completed' | 'stop_requested' | 'lost';
-
-/** Why a delivery answered `stopped`. */
-export type StopCause = 'loop_stopped' | 'inbox_full' | 'misrouted';
-
-export type LoopEngine = 'native' | 'foreign';
-export type LoopState = 'running' | 'stopped';
+import type {
+  LifecycleKind,
+  LoopEngine,
+  LoopState,
+  ProblemCode,
+  ProblemDisposition,
+  ProcessState,
+  StopCause,
+  SuccessDisposition,
+  TerminalPair,
+  TerminalReason,
+} from './vocabulary.js';
 
 /** Body of `POST /v1/sessions` (optional). */
 export interface CreateSessionRequest {
@@ -75,7 +58,7 @@ export type ProcessCompletionNotification = {
 
 /** Answer of `POST .../process-completions`: 202 accepted, 200 duplicate. */
 export interface CompletionDelivery {
-  readonly disposition: 'accepted' | 'duplicate';
+  readonly disposition: SuccessDisposition;
   readonly command_id: string;
   readonly sequence: number;
   /** False when an identical earlier call already journaled it. */
@@ -167,26 +150,8 @@ export interface Problem {
   readonly detail: string;
   readonly code: ProblemCode | string;
   readonly field?: string;
-  readonly disposition?: 'stopped' | 'collision';
+  readonly disposition?: ProblemDisposition;
   readonly cause?: StopCause;
   readonly sequence?: number;
   readonly loop_id?: string;
 }
-
-/** The problem codes of the contract (sections 8 and 9). */
-export type ProblemCode =
-  | 'invalid_json'
-  | 'invalid_field'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'owner_mismatch'
-  | 'session_not_found'
-  | 'loop_not_found'
-  | 'not_found'
-  | 'unsupported_engine'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'idempotency_collision'
-  | 'delivery_stopped'
-  | 'journal_unavailable'
-  | 'owner_unavailable';

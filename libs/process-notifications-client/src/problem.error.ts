@@ -1,4 +1,5 @@
-import type { Problem, StopCause } from './api.types.js';
+import type { Problem } from './api.types.js';
+import type { StopCause } from './vocabulary.js';
 
 /**
  * An error answer of the API: its RFC 9457 problem document, typed. An answer that is not a

@@ -1,4 +1,6 @@
 import { ValidateBy } from 'class-validator';
+import { lifecycleRuleOf } from '../vocabulary/lifecycle-rules.js';
+import type { ProcessState } from '../vocabulary/process-vocabulary.js';
 
 /** Most UTF-8 bytes a lifecycle diagnostic may take. */
 export const LIFECYCLE_DIAGNOSTIC_MAX_BYTES = 512;
@@ -8,7 +10,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Only `completed` with state `failed`, and `lost`, may explain themselves. */
 function allowsDiagnostic(object: { kind?: unknown; state?: unknown }): boolean {
-  return (object.kind === 'completed' && object.state === 'failed') || object.kind === 'lost';
+  return lifecycleRuleOf(object.kind)?.diagnostic(object.state as ProcessState) ?? false;
 }
 
 /**

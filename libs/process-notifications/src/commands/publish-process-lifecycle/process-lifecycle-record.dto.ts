@@ -7,11 +7,10 @@ import { LifecycleExitCode } from '../../validation/lifecycle-exit-code.decorato
 import { LifecycleTimestamp } from '../../validation/lifecycle-timestamp.decorator.js';
 import { ProcessHandle } from '../../validation/process-handle.decorator.js';
 import type { InputSchema } from '../../validation/validate-input.js';
+import { lifecycleRuleOf } from '../../vocabulary/lifecycle-rules.js';
 import {
-  isTerminalPair,
   LIFECYCLE_KINDS,
   PROCESS_STATES,
-  STOP_REASONS,
   TERMINAL_REASONS,
   type LifecycleKind,
   type ProcessState,
@@ -21,19 +20,9 @@ import {
 // Optional means absent: JSON null is a value of the wrong type and fails on its field.
 const present = (_object: object, value: unknown): boolean => value !== undefined;
 
-/** The kind/state/reason combinations of the contract (section 6). */
+/** The kind/state/reason combinations of the contract (section 6); false for an unknown kind. */
 function isLifecycleTuple({ kind, state, reason }: ProcessLifecycleRecordDto): boolean {
-  switch (kind) {
-    case 'started':
-    case 'backgrounded':
-      return state === 'running' && reason === undefined;
-    case 'stop_requested':
-      return (state === 'starting' || state === 'running') && reason !== undefined && STOP_REASONS.includes(reason);
-    case 'completed':
-      return state !== 'lost_on_restore' && isTerminalPair(state, reason);
-    case 'lost':
-      return state === 'lost_on_restore' && reason === 'lost_on_restore';
-  }
+  return lifecycleRuleOf(kind)?.tuple(state, reason) ?? false;
 }
 
 /**
@@ -41,35 +30,19 @@ function isLifecycleTuple({ kind, state, reason }: ProcessLifecycleRecordDto): b
  * Returns what is wrong, in words a supervisor's author can act on, or undefined when it fits.
  */
 function lifecycleShapeProblem(record: ProcessLifecycleRecordDto): string | undefined {
-  const started = record.process_started_at !== undefined;
-  const finished = record.process_finished_at !== undefined;
-  const exitCode = record.has_exit_code === true;
   const { kind, state } = record;
-  const what = kind === 'completed' || kind === 'stop_requested' ? `${kind} with state ${state}` : kind;
-  const requires = (field: string) => `${what} requires ${field}`;
-  const forbids = (field: string) => `${what} must not carry ${field}`;
-  switch (kind) {
-    case 'started':
-    case 'backgrounded':
-      if (!started) return requires('process_started_at');
-      break;
-    case 'stop_requested':
-      // "No diagnostic" is already enforced by the diagnostic field itself.
-      if (state === 'running' && !started) return requires('process_started_at');
-      if (state !== 'running' && started) return forbids('process_started_at');
-      break;
-    case 'completed':
-      if (!finished) return requires('process_finished_at');
-      if (state !== 'failed' && !started) return requires('process_started_at');
-      if (state === 'exited') return exitCode ? undefined : requires('has_exit_code: true');
-      break;
-    case 'lost':
-      if (!finished) return requires('process_finished_at');
-      break;
-  }
-  if (kind !== 'completed' && kind !== 'lost' && finished) return forbids('process_finished_at');
-  if (exitCode) return forbids('has_exit_code: true');
-  return undefined;
+  const rule = lifecycleRuleOf(kind);
+  // Never reached through validateInput (kind is checked first), but never a silent pass either.
+  if (rule === undefined) return `unknown kind ${String(kind)}`;
+  const fault = rule.shape({
+    state,
+    started: record.process_started_at !== undefined,
+    finished: record.process_finished_at !== undefined,
+    exitCode: record.has_exit_code === true,
+  });
+  if (fault === undefined) return undefined;
+  const what = rule.byState ? `${kind} with state ${state}` : kind;
+  return 'requires' in fault ? `${what} requires ${fault.requires}` : `${what} must not carry ${fault.forbids}`;
 }
 
 /**
