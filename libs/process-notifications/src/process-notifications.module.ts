@@ -26,6 +26,7 @@ import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './database/session-leases.service.js';
 import { SessionOwnership } from './ownership/session-ownership.service.js';
+import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -43,6 +44,7 @@ import { SessionOwnership } from './ownership/session-ownership.service.js';
     Sessions,
     Loops,
     JournalRestore,
+    ProcessOutcomes,
     ShutdownSignal,
     LoopSaga,
     NotifyProcessCompletionHandler,
