@@ -86,7 +86,7 @@ describe('ProcessNotificationsClient against the real server', () => {
     });
     expect(await client.deliverCompletion(notification)).toEqual({ ...delivered, disposition: 'duplicate', appended: false });
     expect(await client.pendingNotifications(sessionId, loopId)).toEqual({
-      notifications: [{ ...notification, sequence: delivered.sequence }],
+      notifications: [{ ...notification, sequence: delivered.sequence, outcome: null }],
     });
     expect(await client.getLoop(sessionId, loopId)).toMatchObject({ loop_id: loopId, pending: 1 });
 

@@ -10,7 +10,8 @@ export {
 export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './database/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
-export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
+export type { JournalRecordView, LoopView, PendingNotificationView, SessionView } from './process-notifications.views.js';
+export type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 
 export { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 export { ProcessCompletionNotificationDto } from './commands/notify-process-completion/process-completion-notification.dto.js';
