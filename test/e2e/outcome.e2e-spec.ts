@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { exitedRecord, failedRecord } from '../support/outcome-records.js';
-import { bearer, createHttpTestApp, notification, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
+import {
+  bearer,
+  createHttpTestApp,
+  lifecycleRecord,
+  notification,
+  openSessionWithLoop,
+  type HttpTestApp,
+} from './support/http-test-app.js';
 
 describe('GET .../process-notifications shows each notification outcome (section 14, HTTP)', () => {
   let t: HttpTestApp;
@@ -52,18 +59,7 @@ describe('GET .../process-notifications shows each notification outcome (section
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     const auth = bearer(token);
     const lifecycle = `/v1/sessions/${sessionId}/process-lifecycle`;
-    const startedBody = {
-      event_id: randomUUID(),
-      kind: 'started',
-      session_id: sessionId,
-      loop_id: loopId,
-      process_handle: 'proc-1',
-      origin_execution_id: randomUUID(),
-      state: 'running',
-      process_created_at: '2026-01-01T00:00:00Z',
-      process_started_at: '2026-01-01T00:00:01Z',
-      command_id: randomUUID(),
-    };
+    const startedBody = lifecycleRecord(sessionId, loopId, { command_id: randomUUID() });
     const refused = await t.http.post(lifecycle).set(auth).send(startedBody).expect(400);
     expect(refused.body).toMatchObject({ code: 'invalid_field', field: 'command_id' });
     const id = randomUUID();
