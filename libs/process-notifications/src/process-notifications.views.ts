@@ -1,4 +1,4 @@
-import type { JournalRecordEntity } from './database/journal-record.entity.js';
+import type { JournalRecordEntity } from './persistence/journal-record.entity.js';
 import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
 import type { ProcessLoop } from './loops/process-loop.js';
 import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
-import { JournalWriter } from '../database/journal-writer.service.js';
+import { JournalWriter } from '../persistence/journal-writer.service.js';
 import type { ProcessLifecycleRecord } from '../events/process-lifecycle-record.interface.js';
 import { OUTCOME_KINDS, type OutcomeKind } from '../vocabulary/process-vocabulary.js';
-import { ProcessOutcomeEntity } from './process-outcome.entity.js';
+import { ProcessOutcomeEntity } from '../persistence/process-outcome.entity.js';
 import type { ProcessOutcome } from './process-outcome.interface.js';
 
 // Most ids looked up by key in one statement, well under every driver's bound-parameter limit.

@@ -8,7 +8,7 @@ import { InitialSchema1764450000000 } from './migrations/1764450000000-initial-s
 import { SessionLeases1764800000000 } from './migrations/1764800000000-session-leases.migration.js';
 import { ConsumedIndex1764900000000 } from './migrations/1764900000000-consumed-index.migration.js';
 import { ProcessOutcomes1765000000000 } from './migrations/1765000000000-process-outcomes.migration.js';
-import { ProcessOutcomeEntity } from '../outcomes/process-outcome.entity.js';
+import { ProcessOutcomeEntity } from './process-outcome.entity.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
