@@ -64,6 +64,7 @@ describe('REST API v1: the happy path', () => {
           state: 'exited',
           reason: 'exited',
           sequence: 1,
+          outcome: null,
         },
         {
           command_id: second.command_id,
@@ -73,6 +74,7 @@ describe('REST API v1: the happy path', () => {
           state: 'killed',
           reason: 'output_limit',
           sequence: 2,
+          outcome: null,
         },
       ],
     });

@@ -19,11 +19,16 @@ async function journalIndexes(databaseUrl: string): Promise<string[]> {
   }
 }
 
-// Takes the newest migration back, as the previous version left the database.
-async function revertNewestMigration(databaseUrl: string): Promise<void> {
+// Takes migrations back, newest first, through the named one: as the version before it left the database.
+async function revertThrough(databaseUrl: string, name: string): Promise<void> {
   const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
   try {
-    await dataSource.undoLastMigration();
+    for (;;) {
+      const [newest] = (await dataSource.query('SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1')) as Array<{ name: string }>;
+      if (!newest) throw new Error(`${name} was never run`);
+      await dataSource.undoLastMigration();
+      if (newest.name === name) return;
+    }
   } finally {
     await dataSource.destroy();
   }
@@ -41,7 +46,7 @@ async function upgradeKeepsConsumption(databaseUrl: string): Promise<void> {
   await service.consume(sessionId, loopId, sent[1]!.command_id as string);
   await app.close();
 
-  await revertNewestMigration(databaseUrl);
+  await revertThrough(databaseUrl, 'ConsumedIndex1764900000000');
   expect(await journalIndexes(databaseUrl)).toEqual(['ix_pn_journal_cause']);
 
   app = await createTestApp({ databaseUrl });

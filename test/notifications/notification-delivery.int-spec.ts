@@ -33,6 +33,7 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
         state: 'killed',
         reason: 'runner_shutdown',
         sequence: delivery.sequence,
+        outcome: null,
       },
     ]);
     const journal = await service.readJournal(sessionId);
@@ -49,7 +50,8 @@ describe('delivering a completion notification (spec sections 3 and 4)', () => {
     // The payload is the canonical six fields in a fixed order.
     expect(Object.keys(journal[0]!.payload!)).toEqual(['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason']);
     const accepted = recorder.events.filter((e) => e instanceof ProcessNotificationAcceptedEvent);
-    expect(accepted).toEqual([new ProcessNotificationAcceptedEvent((await service.pendingNotifications(sessionId, loopId))[0]!)]);
+    const { outcome: _outcome, ...held } = (await service.pendingNotifications(sessionId, loopId))[0]!;
+    expect(accepted).toEqual([new ProcessNotificationAcceptedEvent(held)]);
   });
 
   it('resolves notifyProcessCompletion with the delivery on success and rejects it with the typed error otherwise', async () => {

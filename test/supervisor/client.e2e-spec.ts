@@ -86,7 +86,7 @@ describe('ProcessNotificationsClient against the real server', () => {
     });
     expect(await client.deliverCompletion(notification)).toEqual({ ...delivered, disposition: 'duplicate', appended: false });
     expect(await client.pendingNotifications(sessionId, loopId)).toEqual({
-      notifications: [{ ...notification, sequence: delivered.sequence }],
+      notifications: [{ ...notification, sequence: delivered.sequence, outcome: null }],
     });
     expect(await client.getLoop(sessionId, loopId)).toMatchObject({ loop_id: loopId, pending: 1 });
 
@@ -189,7 +189,8 @@ describe('ProcessNotificationsClient against the real server', () => {
       retry: { maxAttempts: 4, baseDelayMs: 100, random: () => 0.5, sleep: async (ms) => void waits.push(ms) },
       onRetry: (notice) => retries.push(notice),
     });
-    const error = await client.health().catch((e: unknown) => e);
+    // A read fails fast unless asked to retry.
+    const error = await client.health({ retry: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain('ECONNREFUSED');
     expect(waits).toEqual([50, 100, 200]);

@@ -96,8 +96,30 @@ export interface LifecyclePublication {
   readonly appended: boolean;
 }
 
-/** A notification in a loop's pending set. */
-export type PendingNotification = ProcessCompletionNotification & { readonly sequence: number };
+/** The lifecycle kinds that end a run, and may name their notification's `command_id`. */
+export type OutcomeKind = 'completed' | 'lost';
+
+/**
+ * How a notification's process ended (spec section 14): from the first `completed` or `lost`
+ * lifecycle record of the session that names its `command_id`. Absent fields are `null`.
+ */
+export interface ProcessOutcome {
+  /** The lifecycle record's `event_id`. */
+  readonly event_id: string;
+  readonly kind: OutcomeKind;
+  readonly has_exit_code: boolean;
+  readonly exit_code: number | null;
+  readonly diagnostic: string | null;
+  readonly process_started_at: string | null;
+  readonly process_finished_at: string | null;
+}
+
+/** A notification in a loop's pending set, with its journal sequence and its outcome once known. */
+export type PendingNotification = ProcessCompletionNotification & {
+  readonly sequence: number;
+  /** `null` until a `completed` or `lost` record of the session names this `command_id`. */
+  readonly outcome: ProcessOutcome | null;
+};
 
 /** Answer of `GET .../process-notifications`: the pending set in acceptance order. */
 export interface PendingNotifications {
@@ -111,16 +133,46 @@ export interface Consumption {
   readonly sequence: number;
 }
 
-/** One journal record. */
-export interface JournalRecord {
+/** What every journal record carries, whatever its kind. */
+interface JournalRecordBase<K extends string, P> {
   readonly sequence: number;
-  readonly kind: string;
+  readonly kind: K;
   readonly loop_id: string | null;
   readonly idempotency_id: string;
   readonly cause_command_id: string | null;
   readonly created_at: string;
-  readonly payload: Readonly<Record<string, unknown>>;
+  /** The canonical payload; `null` once retention (`PN_RETENTION_DAYS`) dropped it. */
+  readonly payload: P | null;
 }
+
+/** The payload of a consumed record: which notification, of which loop. */
+export interface ConsumedPayload {
+  readonly command_id: string;
+  readonly loop_id: string;
+}
+
+/** The payload of a loop's stop record: what it held when it stopped. */
+export interface LoopStoppedPayload {
+  readonly loop_id: string;
+  /** Command ids pending when the loop stopped. */
+  readonly pending: readonly string[];
+}
+
+/** The kinds of journal record. */
+export type JournalKind = 'process_notification' | 'process_notification_consumed' | 'loop_stopped' | LifecycleKind;
+
+/**
+ * One journal record, typed by `kind`: switch on `kind` and `payload` has that kind's type
+ * (or `null`, once retention dropped it).
+ */
+export type JournalRecord =
+  | JournalRecordBase<'process_notification', ProcessCompletionNotification>
+  | JournalRecordBase<'process_notification_consumed', ConsumedPayload>
+  | JournalRecordBase<'loop_stopped', LoopStoppedPayload>
+  | { [K in LifecycleKind]: JournalRecordBase<K, LifecycleRecord & { readonly kind: K }> }[LifecycleKind];
+
+/** The journal record of one kind. */
+export type JournalRecordOf<K extends JournalKind> = Extract<JournalRecord, { readonly kind: K }>;
 
 /** Answer of `GET .../journal`. */
 export interface JournalPage {

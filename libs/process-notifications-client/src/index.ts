@@ -6,13 +6,18 @@ export type * from './api.types.js';
 export * from './vocabulary.js';
 export { NetworkError } from './network.error.js';
 export { ProblemError } from './problem.error.js';
+export { TimeoutError } from './timeout.error.js';
+export type { CompletionUpdate } from './completion-tracker.js';
 export { RetryPolicy, type RetryPolicyOptions, type Sleep } from './retry-policy.js';
 export {
   ProcessNotificationsClient,
   type CallOptions,
+  type CompletionsOptions,
+  type CompletionTarget,
   type EventsOptions,
   type ProcessNotificationsClientOptions,
   type RetryNotice,
   type SessionEvent,
+  type WaitForCompletionOptions,
 } from './process-notifications.client.js';
 export { SseDecoder, type ServerSentEvent } from './sse-decoder.js';

@@ -10,15 +10,18 @@ import type {
   LifecycleRecord,
   Loop,
   OpenLoopRequest,
+  PendingNotification,
   PendingNotifications,
   ProcessCompletionNotification,
   Session,
   SessionCreated,
 } from './api.types.js';
+import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { SseDecoder } from './sse-decoder.js';
+import { TimeoutError } from './timeout.error.js';
 
 /** What {@link ProcessNotificationsClientOptions.onRetry} is told before each wait. */
 export interface RetryNotice {
@@ -57,12 +60,43 @@ export interface CallOptions {
   /** Aborts the call, including a wait between attempts. */
   readonly signal?: AbortSignal;
   /**
-   * Retry what the policy says is retryable. Defaults to true, except for `createSession`
-   * and `openLoop`, which are not idempotent.
+   * Retry what the policy says is retryable. Defaults to true for deliveries and the other
+   * writes (`deliverCompletion`, `publishLifecycle`, `consume`, `stopLoop`); false for reads
+   * (`health`, `getSession`, `getLoop`, `pendingNotifications`, `journal`), which fail fast, and
+   * for `createSession` and `openLoop`, which are not idempotent.
    */
   readonly retry?: boolean;
+  /**
+   * Stop retrying once this many milliseconds have passed since the call began: no attempt
+   * starts, and no wait ends, after it; the call then rejects with the last attempt's error (a
+   * {@link ProblemError} or a {@link NetworkError}). Unset: retry as long as the policy allows.
+   */
+  readonly deadlineMs?: number;
   /** Called once per failed attempt of this call that will be retried (besides the client's own). */
   readonly onRetry?: (notice: RetryNotice) => void;
+}
+
+/** Options of {@link ProcessNotificationsClient.completions}. */
+export interface CompletionsOptions {
+  /** Ends the iteration (quietly). */
+  readonly signal?: AbortSignal;
+  /**
+   * Resume: the caller already has every notification journaled up to this sequence (the
+   * `sequence` of the last item it took). Only later ones are yielded as `new`; a pending one
+   * at or before it is yielded again only for an outcome journaled after it.
+   */
+  readonly afterSequence?: number;
+}
+
+/** Which notification {@link ProcessNotificationsClient.waitForCompletion} waits for. */
+export type CompletionTarget = { readonly commandId: string } | { readonly processHandle: string };
+
+/** Options of {@link ProcessNotificationsClient.waitForCompletion}. */
+export interface WaitForCompletionOptions {
+  /** One deadline for the notification and its outcome, in milliseconds. Unset: no deadline. */
+  readonly timeoutMs?: number;
+  /** Aborts the wait: it rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link ProcessNotificationsClient.events}. */
@@ -75,12 +109,15 @@ export interface EventsOptions {
   readonly reconnect?: boolean;
 }
 
-/** One journal record from the event stream. */
+/** One journal record from the event stream; `record` is typed by its `kind`. */
 export interface SessionEvent {
   /** The SSE id: the record's sequence. */
   readonly id: string;
   readonly record: JournalRecord;
 }
+
+// Journal records read per page while completions() catches up (the route's most).
+const CATCH_UP_PAGE = 1000;
 
 interface RequestSpec {
   readonly operation: string;
@@ -123,7 +160,7 @@ export class ProcessNotificationsClient {
     return this.send({ operation: 'createSession', method: 'POST', path: '/v1/sessions', body, options, retryByDefault: false });
   }
 
-  /** `GET /v1/sessions/:sid`. */
+  /** `GET /v1/sessions/:sid`. A read: fails fast unless `retry` is passed. */
   getSession(sessionId: string, options: CallOptions = {}): Promise<Session> {
     return this.get('getSession', `/v1/sessions/${segment(sessionId)}`, options);
   }
@@ -140,7 +177,7 @@ export class ProcessNotificationsClient {
     });
   }
 
-  /** `GET /v1/sessions/:sid/loops/:lid`. */
+  /** `GET /v1/sessions/:sid/loops/:lid`. A read: fails fast unless `retry` is passed. */
   getLoop(sessionId: string, loopId: string, options: CallOptions = {}): Promise<Loop> {
     return this.get('getLoop', `${this.loopPath(sessionId, loopId)}`, options);
   }
@@ -164,7 +201,10 @@ export class ProcessNotificationsClient {
     return this.post('publishLifecycle', `/v1/sessions/${segment(record.session_id)}/process-lifecycle`, record, options);
   }
 
-  /** `GET /v1/sessions/:sid/loops/:lid/process-notifications`: the pending set, in acceptance order. */
+  /**
+   * `GET /v1/sessions/:sid/loops/:lid/process-notifications`: the pending set, in acceptance
+   * order, each with its `outcome`. A read: fails fast unless `retry` is passed.
+   */
   pendingNotifications(sessionId: string, loopId: string, options: CallOptions = {}): Promise<PendingNotifications> {
     return this.get('pendingNotifications', `${this.loopPath(sessionId, loopId)}/process-notifications`, options);
   }
@@ -174,7 +214,10 @@ export class ProcessNotificationsClient {
     return this.post('consume', `${this.loopPath(sessionId, loopId)}/process-notifications/${segment(commandId)}/consume`, {}, options);
   }
 
-  /** `GET /v1/sessions/:sid/journal?after=N&limit=M`: one page of the session's journal. */
+  /**
+   * `GET /v1/sessions/:sid/journal?after=N&limit=M`: one page of the session's journal, each
+   * record typed by `kind`. A read: fails fast unless `retry` is passed.
+   */
   journal(sessionId: string, query: JournalQuery = {}, options: CallOptions = {}): Promise<JournalPage> {
     const search = new URLSearchParams();
     if (query.after !== undefined) search.set('after', String(query.after));
@@ -183,7 +226,7 @@ export class ProcessNotificationsClient {
     return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${suffix}`, options);
   }
 
-  /** `GET /healthz`: resolves when the server and its database answer. */
+  /** `GET /healthz`: resolves when the server and its database answer. A read: fails fast unless `retry` is passed. */
   health(options: CallOptions = {}): Promise<Health> {
     return this.get('health', '/healthz', options);
   }
@@ -209,8 +252,12 @@ export class ProcessNotificationsClient {
         if (!response.ok) throw await this.problemOf(response);
         const decoder = new SseDecoder();
         const text = new TextDecoder();
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
+        // A reader, not `for await` over the body: not every browser makes a ReadableStream iterable.
+        const reader = response.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          for (const event of decoder.push(text.decode(value, { stream: true }))) {
             if (event.id !== undefined) lastEventId = event.id;
             failures = 0;
             yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };
@@ -236,12 +283,129 @@ export class ProcessNotificationsClient {
     }
   }
 
+  /**
+   * A loop's completions (spec section 14), as an async iterator of `{ notification, update }`:
+   * first the notifications pending now, in acceptance order, then each one journaled for the
+   * loop later (one refused as `inbox_full` included: it is the loop's work), each once as
+   * `update: 'new'`, across reconnects, until `signal` aborts (the iteration then ends quietly).
+   * A notification whose outcome record is journaled after it is yielded once more, with its
+   * `outcome`, as `update: 'outcome'`. Built on {@link events}; its reads retry as deliveries do.
+   */
+  async *completions(
+    sessionId: string,
+    loopId: string,
+    options: CompletionsOptions = {},
+  ): AsyncGenerator<CompletionUpdate, void, undefined> {
+    const { signal, afterSequence } = options;
+    if (afterSequence !== undefined && !(Number.isSafeInteger(afterSequence) && afterSequence >= 0)) {
+      throw new RangeError(`afterSequence must be a non-negative integer, got ${String(afterSequence)}`);
+    }
+    const tracker = new CompletionTracker(loopId.toLowerCase());
+    const read: CallOptions = { signal, retry: true };
+    const pendingNow = async (): Promise<Map<string, PendingNotification>> =>
+      new Map((await this.pendingNotifications(sessionId, loopId, read)).notifications.map((n) => [n.command_id, n]));
+    try {
+      const pending = [...(await pendingNow()).values()];
+      for (const notification of pending) {
+        if (afterSequence !== undefined && notification.sequence <= afterSequence) tracker.alreadyDelivered(notification);
+        else yield tracker.yieldNew(notification);
+      }
+      // Catch up from the newest notification the view showed: what was journaled since is read
+      // whole, so a notification consumed in the meantime is not yielded as new.
+      let position = afterSequence ?? Math.max(0, ...pending.map((notification) => notification.sequence));
+      const window: JournalRecord[] = [];
+      for (;;) {
+        const page = await this.journal(sessionId, { after: position, limit: CATCH_UP_PAGE }, read);
+        window.push(...page.records);
+        position = page.next_after;
+        if (page.records.length < CATCH_UP_PAGE) break;
+      }
+      const consumed = new Set(
+        window.flatMap((r) => (r.kind === 'process_notification_consumed' && r.cause_command_id ? [r.cause_command_id] : [])),
+      );
+      let view: Map<string, PendingNotification> | undefined;
+      for (const record of window) {
+        const update = tracker.outcomeUpdate(record);
+        if (update) yield update;
+        const found = tracker.notificationOf(record);
+        if (!found || consumed.has(found.command_id)) continue;
+        // The view knows an outcome journaled before the window; read it once for the window.
+        view ??= await pendingNow();
+        yield tracker.yieldNew(view.get(found.command_id) ?? { ...found, outcome: tracker.earlyOutcome(found.command_id) ?? null });
+      }
+      for await (const { record } of this.events(sessionId, { lastEventId: position, signal })) {
+        const update = tracker.outcomeUpdate(record);
+        if (update) yield update;
+        const found = tracker.notificationOf(record);
+        if (!found) continue;
+        const early = tracker.earlyOutcome(found.command_id);
+        // An outcome journaled before this stream began is in the pending view, if anywhere.
+        const entry = early ? undefined : (await pendingNow()).get(found.command_id);
+        yield tracker.yieldNew(entry ?? { ...found, outcome: early ?? null });
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
+  }
+
+  /**
+   * Waits for one notification of the loop, by `commandId` or by `processHandle` (spec section
+   * 14), with one deadline for both it and its outcome: resolves with `{ notification }` as soon
+   * as the notification and its outcome are known, or at `timeoutMs` with `outcome: null` if only
+   * the notification came; rejects with a {@link TimeoutError} when no notification came in time,
+   * and with the signal's reason when `signal` aborts.
+   */
+  async waitForCompletion(
+    sessionId: string,
+    loopId: string,
+    target: CompletionTarget,
+    options: WaitForCompletionOptions = {},
+  ): Promise<{ notification: PendingNotification }> {
+    const { timeoutMs, signal } = options;
+    if (timeoutMs !== undefined && !(timeoutMs >= 0))
+      throw new RangeError(`timeoutMs must be a non-negative number, got ${String(timeoutMs)}`);
+    const matches =
+      'commandId' in target
+        ? (n: PendingNotification) => n.command_id === target.commandId.toLowerCase()
+        : (n: PendingNotification) => n.process_handle === target.processHandle;
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            stop.abort();
+          }, timeoutMs);
+    let found: PendingNotification | undefined;
+    try {
+      for await (const { notification } of this.completions(sessionId, loopId, { signal: stop.signal })) {
+        if (!matches(notification)) continue;
+        found = notification;
+        if (notification.outcome !== null) return { notification };
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+    if (!timedOut) throw signal?.reason ?? new Error('the completions stream ended');
+    if (found) return { notification: found };
+    const what = 'commandId' in target ? `command_id ${target.commandId}` : `process_handle ${target.processHandle}`;
+    throw new TimeoutError(`no notification for ${what} in loop ${loopId} within ${timeoutMs} ms`, timeoutMs!);
+  }
+
   private loopPath(sessionId: string, loopId: string): string {
     return `/v1/sessions/${segment(sessionId)}/loops/${segment(loopId)}`;
   }
 
   private get<T>(operation: string, path: string, options: CallOptions): Promise<T> {
-    return this.send({ operation, method: 'GET', path, options, retryByDefault: true });
+    // A read that cannot get an answer says so at once: the caller decides whether to wait.
+    return this.send({ operation, method: 'GET', path, options, retryByDefault: false });
   }
 
   private post<T>(operation: string, path: string, body: unknown, options: CallOptions): Promise<T> {
@@ -256,11 +420,14 @@ export class ProcessNotificationsClient {
   private async send<T>(spec: RequestSpec): Promise<T> {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers = { ...this.headers('application/json'), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
-    const { signal: callerSignal, onRetry } = spec.options;
+    const { signal: callerSignal, onRetry, deadlineMs } = spec.options;
     const retry = spec.options.retry ?? spec.retryByDefault;
+    const deadline = deadlineMs === undefined ? Infinity : this.retryPolicy.now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        const signal = AbortSignal.any([AbortSignal.timeout(this.requestTimeoutMs), ...(callerSignal ? [callerSignal] : [])]);
+        // No attempt outlives the deadline either.
+        const timeoutMs = Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
+        const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])]);
         const response = await this.fetchOnce(spec.path, { method: spec.method, headers, body, signal }, callerSignal);
         if (!response.ok) throw await this.problemOf(response);
         const text = await response.text().catch((error: unknown) => {
@@ -269,7 +436,10 @@ export class ProcessNotificationsClient {
         return JSON.parse(text) as T;
       } catch (error) {
         if (!retry || !this.retryPolicy.shouldRetry(error, attempt)) throw error;
-        await this.waitBeforeRetry(spec.operation, attempt, error as ProblemError | NetworkError, callerSignal, onRetry);
+        const failure = error as ProblemError | NetworkError;
+        const delayMs = this.retryPolicy.delayMs(attempt, failure);
+        if (this.retryPolicy.now() + delayMs >= deadline) throw error;
+        await this.waitBeforeRetry(spec.operation, attempt, failure, callerSignal, onRetry, delayMs);
       }
     }
   }
@@ -295,8 +465,8 @@ export class ProcessNotificationsClient {
     error: ProblemError | NetworkError,
     signal?: AbortSignal,
     onRetry?: (notice: RetryNotice) => void,
+    delayMs = this.retryPolicy.delayMs(attempt, error),
   ): Promise<void> {
-    const delayMs = this.retryPolicy.delayMs(attempt, error);
     const reason =
       error instanceof ProblemError
         ? `${error.status} ${error.code}${error.cause ? ` (${error.cause})` : ''}: ${error.detail}`

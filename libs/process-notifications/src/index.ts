@@ -11,7 +11,8 @@ export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/jo
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 export { runMigrationsExclusively } from './persistence/migration-lock.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
-export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
+export type { JournalRecordView, LoopView, PendingNotificationView, SessionView } from './process-notifications.views.js';
+export type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 
 export { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 export { ProcessCompletionNotificationDto } from './commands/notify-process-completion/process-completion-notification.dto.js';

@@ -28,6 +28,7 @@ import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './cluster/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
+import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -45,6 +46,7 @@ import { SessionOwnership } from './cluster/session-ownership.service.js';
     Sessions,
     Loops,
     JournalRestore,
+    ProcessOutcomes,
     ShutdownSignal,
     LoopSaga,
     NotifyProcessCompletionHandler,

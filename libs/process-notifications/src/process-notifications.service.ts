@@ -17,7 +17,17 @@ import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './cluster/session-leases.service.js';
 import { SessionOwnership, type SessionOwner } from './cluster/session-ownership.service.js';
-import { loopView, recordView, type JournalRecordView, type LoopView, type SessionView } from './process-notifications.views.js';
+import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
+import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
+import {
+  loopView,
+  recordView,
+  type JournalRecordView,
+  type LoopView,
+  type PendingNotificationView,
+  type SessionView,
+} from './process-notifications.views.js';
+import { idOf } from './validation/canonical-uuid.decorator.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
@@ -35,6 +45,7 @@ export class ProcessNotificationsService {
     private readonly ownership: SessionOwnership,
     private readonly leases: SessionLeases,
     private readonly feed: JournalFeed,
+    private readonly outcomes: ProcessOutcomes,
   ) {}
 
   /**
@@ -157,10 +168,32 @@ export class ProcessNotificationsService {
     return this.commandBus.execute(new PublishProcessLifecycleCommand(sessionId, record));
   }
 
-  /** The loop's pending set in acceptance order. */
-  async pendingNotifications(sessionId: string, loopId: string): Promise<PendingProcessNotification[]> {
+  /**
+   * The loop's pending set in acceptance order, each with its `outcome` (section 14): how its
+   * process ended, from the first `completed` or `lost` record of the session that names its
+   * `command_id`, or `null` while there is none.
+   */
+  async pendingNotifications(sessionId: string, loopId: string): Promise<PendingNotificationView[]> {
     await this.ownership.own(sessionId);
-    return this.loops.require(sessionId, loopId).list();
+    const loop = this.loops.require(sessionId, loopId);
+    const pending = loop.list();
+    const outcomes = await this.outcomes.of(
+      loop.sessionId,
+      pending.map((notification) => notification.commandId),
+    );
+    return pending.map((notification) => ({ ...notification, outcome: outcomes.get(notification.commandId) ?? null }));
+  }
+
+  /**
+   * The outcomes of these command ids in a session (section 14), by command id (lower case): for
+   * every view of notifications, pending or not. A command without an outcome yet is absent.
+   * Read from the database, so any node gives the same answer without owning the session.
+   */
+  processOutcomes(sessionId: string, commandIds: readonly string[]): Promise<Map<string, ProcessOutcome>> {
+    return this.outcomes.of(
+      idOf(sessionId, 'session_id'),
+      commandIds.map((commandId) => idOf(commandId, 'command_id')),
+    );
   }
 
   /** Consumes a pending notification; a second consume answers `consumed: false`. */

@@ -1,5 +1,7 @@
 import type { JournalRecordEntity } from './persistence/journal-record.entity.js';
+import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
 import type { ProcessLoop } from './loops/process-loop.js';
+import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 import type { JournalKind, LoopEngine, LoopState } from './vocabulary/process-vocabulary.js';
 
 /** A loop as embedders see it. */
@@ -16,6 +18,15 @@ export interface LoopView {
 export interface SessionView {
   readonly sessionId: string;
   readonly loops: LoopView[];
+}
+
+/** A pending notification as the pending views show it: with how its process ended, once known. */
+export interface PendingNotificationView extends PendingProcessNotification {
+  /**
+   * The first `completed` or `lost` record of the session naming this `command_id` (section
+   * 14); `null` until one is journaled, whichever of the two came first.
+   */
+  readonly outcome: ProcessOutcome | null;
 }
 
 /** A journal record as embedders see it, payload parsed. */

@@ -2,10 +2,11 @@ import { ApiProperty } from '@nestjs/swagger';
 import {
   TERMINAL_REASONS,
   TERMINAL_PAIRS,
-  type PendingProcessNotification,
+  type PendingNotificationView,
   type TerminalReason,
   type TerminalState,
 } from 'nestjs-process-notifications';
+import { ProcessOutcomeDto } from './process-outcome.dto.js';
 
 export class PendingNotificationDto {
   @ApiProperty({ format: 'uuid' })
@@ -29,7 +30,14 @@ export class PendingNotificationDto {
   @ApiProperty({ description: 'Journal sequence of the notification.' })
   readonly sequence: number;
 
-  static from(pending: PendingProcessNotification): PendingNotificationDto {
+  @ApiProperty({
+    type: ProcessOutcomeDto,
+    nullable: true,
+    description: 'How the process ended: null until a completed or lost record of the session names this command_id.',
+  })
+  readonly outcome: ProcessOutcomeDto | null;
+
+  static from(pending: PendingNotificationView): PendingNotificationDto {
     return {
       command_id: pending.commandId,
       session_id: pending.sessionId,
@@ -38,6 +46,7 @@ export class PendingNotificationDto {
       state: pending.state,
       reason: pending.reason,
       sequence: pending.sequence,
+      outcome: pending.outcome === null ? null : ProcessOutcomeDto.from(pending.outcome),
     };
   }
 }

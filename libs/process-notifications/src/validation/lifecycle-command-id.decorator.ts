@@ -1,10 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ValidateBy } from 'class-validator';
+import { OUTCOME_KINDS } from '../vocabulary/process-vocabulary.js';
 import { CanonicalUuid } from './canonical-uuid.decorator.js';
 
 /** Only the records that end a run may name the completion notification that reports it. */
 function allowsCommandId(object: { kind?: unknown }): boolean {
-  return object.kind === 'completed' || object.kind === 'lost';
+  return (OUTCOME_KINDS as readonly unknown[]).includes(object.kind);
 }
 
 /** The record's own id and the notification's id name different things: they must differ. */

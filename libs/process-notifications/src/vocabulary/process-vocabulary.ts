@@ -50,6 +50,10 @@ export type TerminalState = keyof typeof TERMINAL_PAIRS;
 export const LIFECYCLE_KINDS = ['started', 'backgrounded', 'completed', 'stop_requested', 'lost'] as const;
 export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
 
+/** The lifecycle kinds that end a run: only they may name their notification's `command_id`. */
+export const OUTCOME_KINDS = ['completed', 'lost'] as const satisfies readonly LifecycleKind[];
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
+
 /** Kinds of journal record: notifications, their consumption, loop stops, lifecycle records. */
 export const JOURNAL_KINDS = ['process_notification', 'process_notification_consumed', 'loop_stopped', ...LIFECYCLE_KINDS] as const;
 export type JournalKind = (typeof JOURNAL_KINDS)[number];

@@ -9,6 +9,8 @@ import { ProcessStopRequestedEvent } from '../../events/process-stop-requested.e
 import { canonicalPayload } from '../../journal/canonical-payload.js';
 import { JournalWriter } from '../../persistence/journal-writer.service.js';
 import { SessionOwnership } from '../../cluster/session-ownership.service.js';
+import type { JournalDraft } from '../../persistence/journal-draft.interface.js';
+import { ProcessOutcomes } from '../../outcomes/process-outcomes.service.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';
 import type { LifecyclePublication } from './lifecycle-publication.interface.js';
@@ -24,8 +26,9 @@ const EVENT_OF: Record<LifecycleKind, new (record: ProcessLifecycleRecord, seque
 };
 
 /**
- * Owner check, validation, idempotent journal append keyed by `event_id`, and only for a record
- * this call wrote, the domain event of its kind.
+ * Owner check, validation, idempotent journal append keyed by `event_id` (with the outcome link
+ * of a record that names its `command_id`), and only for a record this call wrote, the domain
+ * event of its kind.
  */
 @CommandHandler(PublishProcessLifecycleCommand)
 export class PublishProcessLifecycleHandler implements ICommandHandler<PublishProcessLifecycleCommand> {
@@ -33,6 +36,7 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     private readonly ownership: SessionOwnership,
     private readonly journal: JournalWriter,
     private readonly eventBus: EventBus,
+    private readonly outcomes: ProcessOutcomes,
   ) {}
 
   async execute({ sessionId, record }: PublishProcessLifecycleCommand): Promise<LifecyclePublication> {
@@ -51,13 +55,17 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
 
     // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
     const payload = canonicalPayload(dto, ProcessLifecycleRecordDto.schema.properties);
-    const { record: entry, appended } = await this.journal.append({
-      sessionId: caller,
-      loopId: dto.loop_id,
-      kind: dto.kind,
-      idempotencyId: dto.event_id,
-      payload,
-    });
+    const draft: JournalDraft = { sessionId: caller, loopId: dto.loop_id, kind: dto.kind, idempotencyId: dto.event_id, payload };
+    // A record that names its notification links it in the same transaction (section 14), so the
+    // outcome is there exactly when the record is.
+    const { record: entry, appended } =
+      dto.command_id === undefined
+        ? await this.journal.append(draft)
+        : await this.journal.write(async (manager, journal) => {
+            const append = await journal.append(draft);
+            if (append.appended) await this.outcomes.link(manager, caller, append.record.sequence, dto);
+            return append;
+          }, caller);
     if (appended) {
       const published = Object.freeze(payload) as unknown as ProcessLifecycleRecord;
       this.eventBus.publish(new EVENT_OF[dto.kind](published, entry.sequence, entry.createdAt));
