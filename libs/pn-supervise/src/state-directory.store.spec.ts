@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ProcessIdentityValue } from './process-identity.js';
 import { StateDirectoryStore } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
-import { stateEntry } from '../../test/supervisor/support/state-entry.fixture.js';
+import { stateEntry } from '../../../test/supervisor/support/state-entry.fixture.js';
 
 const SESSION = randomUUID();
 

@@ -1,4 +1,4 @@
-import { stateEntry } from '../../test/supervisor/support/state-entry.fixture.js';
+import { stateEntry } from '../../../test/supervisor/support/state-entry.fixture.js';
 import { EntryRecordsBuilder } from './entry-records.builder.js';
 
 const entry = stateEntry;
