@@ -76,7 +76,7 @@ describe('pn-supervise under real signals', () => {
     ['SIGINT', 'interrupted', 130],
     ['SIGTERM', 'terminated', 143],
   ] as const)(
-    'group %s to `npm run supervise -- -- sleep 30`, ten times: each time stop_requested, runner_shutdown delivered, exit %#',
+    'group %s to `npm run supervise -- -- sleep 30`, ten times: each time stop_requested (%s), runner_shutdown delivered, exit %i',
     async (signal, reason, status) => {
       for (let run = 0; run < 10; run++) {
         const session = await TestSession.open(server.url);

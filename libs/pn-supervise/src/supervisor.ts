@@ -29,6 +29,10 @@ export const SIGNAL_GRACE_MS = KILL_GRACE_MS;
 
 // Retry waits: a supervisor outlives a server restart without hammering it.
 const RETRY = { baseDelayMs: 500, maxDelayMs: 15_000 };
+// A command ended by SIGINT or SIGTERM (or exiting 130 or 143, as a shell does then) may have
+// got the signal a terminal or systemd sent to the whole group before the supervisor handled its
+// own copy: the supervisor waits this long for it before it calls the end the command's own.
+const GROUP_SIGNAL_SETTLE_MS = 250;
 // How long an orphaned command of an earlier run may take to go after SIGKILL.
 const ORPHAN_KILL_WAIT_MS = 2_000;
 
@@ -52,6 +56,7 @@ export class Supervisor {
   private giveUp: GiveUp | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
   private shutdownWaitStarted = false;
+  private onStopRequest: () => void = () => undefined;
   private runner: CommandRunner | undefined;
   private entry: StateEntry | undefined;
   private serverUnavailable!: () => void;
@@ -182,7 +187,9 @@ export class Supervisor {
       if (this.received) runner.shutdown(this.received);
       watch(this.deliverer.drain(entry));
     });
-    const outcome = this.asShutdown(await runner.outcome);
+    const ended = await runner.outcome;
+    if (Supervisor.maybeGroupSignal(ended) && !this.received) await this.signalOrTimeout(GROUP_SIGNAL_SETTLE_MS);
+    const outcome = this.asShutdown(ended);
     const mapped = CompletionMapper.map(outcome);
     entry.completion = { ...mapped, finished_at: timestamp(entry.started_at ?? entry.created_at) } as StateEntry['completion'];
     delete entry.command_process;
@@ -200,6 +207,22 @@ export class Supervisor {
       throw error;
     }
     return mapped.exit_status;
+  }
+
+  private static maybeGroupSignal(outcome: CommandOutcome): boolean {
+    if (outcome.kind !== 'ended') return false;
+    return outcome.signal === 'SIGINT' || outcome.signal === 'SIGTERM' || outcome.code === 130 || outcome.code === 143;
+  }
+
+  /** Resolves at the first stop signal, or after `ms`. */
+  private signalOrTimeout(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const timer = setTimeout(done, ms);
+      this.onStopRequest = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
   }
 
   /**
@@ -239,6 +262,7 @@ export class Supervisor {
     if (!entry.completion) {
       entry.stop_request = { reason: signal === 'SIGINT' ? 'interrupted' : 'terminated' };
       this.store.save(entry);
+      this.onStopRequest();
       if (runner.isRunning) {
         runner.shutdown(signal);
         void this.deliverer.drain(entry).catch(() => undefined);
