@@ -1,6 +1,6 @@
 /**
  * Mutation testing (StrykerJS): `npm run mutate`. Not part of `npm test`: a run takes many
- * minutes. Survivors that no test can kill are explained in stryker-equivalent-mutants.md.
+ * minutes. How to run it in parts and add the scores up: docs/development.md.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {
@@ -28,10 +28,16 @@ export default {
   concurrency: 2,
   mutate: [
     'libs/process-notifications/src/journal/**/*.ts',
-    'libs/process-notifications/src/database/journal-writer.service.ts',
-    'libs/process-notifications/src/database/journal-rows.ts',
-    'libs/process-notifications/src/database/journal-outage.ts',
-    'libs/process-notifications/src/database/store-failure.ts',
+    'libs/process-notifications/src/persistence/journal-writer.service.ts',
+    'libs/process-notifications/src/persistence/journal-write-queue.ts',
+    'libs/process-notifications/src/persistence/journal-transaction-runner.ts',
+    'libs/process-notifications/src/persistence/journal-read-connection.ts',
+    'libs/process-notifications/src/persistence/journal-health-probe.ts',
+    'libs/process-notifications/src/persistence/journal-fencing.ts',
+    'libs/process-notifications/src/persistence/journal-commit-hint.ts',
+    'libs/process-notifications/src/persistence/journal-rows.ts',
+    'libs/process-notifications/src/persistence/journal-outage.ts',
+    'libs/process-notifications/src/persistence/store-failure.ts',
     'libs/process-notifications/src/commands/**/*.handler.ts',
     'libs/process-notifications/src/loops/process-loop.ts',
     'libs/process-notifications/src/validation/**/*.ts',
