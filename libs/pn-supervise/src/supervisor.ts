@@ -82,7 +82,12 @@ export class Supervisor {
     process.on('SIGINT', onSignal);
     try {
       await this.finishLeftovers();
-      if (this.received) return this.statusFor(this.received);
+      if (this.received) {
+        this.reporter.error(
+          `received ${this.received} before the command started: not started; earlier entries stay in ${this.store.directory}`,
+        );
+        return this.statusFor(this.received);
+      }
       return await this.runCommand();
     } finally {
       process.removeListener('SIGTERM', onSignal);
