@@ -174,7 +174,7 @@ describe('pn-supervise against the real server', () => {
   });
 
   it('a final 4xx (a wrong token): stops the command, prints the detail, keeps the record, exits 2', async () => {
-    const { session, args, stateDir } = await setUp();
+    const { session, stateDir } = await setUp();
     const supervisor = start([...session.supervisorArgsWithoutToken, '--state-dir', stateDir, '--', 'sleep', '30'], {
       env: { PN_TOKEN: 'not-the-token' },
     });
