@@ -9,6 +9,7 @@ const OUTPUTS = [
   { dist: 'dist', sources: '.' },
   { dist: 'libs/process-notifications/dist', sources: 'libs/process-notifications/src' },
   { dist: 'libs/process-notifications-client/dist', sources: 'libs/process-notifications-client/src' },
+  { dist: 'libs/pn-supervise/dist', sources: 'libs/pn-supervise/src' },
 ];
 const COMPILED = /\.(?:js|js\.map|d\.ts|d\.ts\.map)$/;
 

@@ -2,7 +2,7 @@ import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { TestSession } from './support/api.js';
-import { expectRun } from './support/expect-records.js';
+import { byDefault, expectRun, IDS_LINE } from './support/expect-records.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { eventually, startServer } from './support/test-helpers.js';
 import { SupervisorProcess } from './support/supervisor-process.js';
@@ -41,8 +41,12 @@ describe('pn-supervise against the real server', () => {
     const result = await SupervisorProcess.run([...args, '--', 'sh', '-c', 'echo to-stdout; echo to-stderr >&2; exit 0']);
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('to-stdout\n');
-    expect(result.stderr).toBe('to-stderr\n');
-    const records = await expectRun(session, { handle: 'sh', state: 'exited', reason: 'exited', exitCode: 0 });
+    // The ids line first, then the command's own stderr, untouched.
+    const [idsLine, commandId, handle] = IDS_LINE.exec(result.stderr)!;
+    expect(result.stderr).toBe(`${idsLine}to-stderr\n`);
+    const records = await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 0 });
+    expect(records.at(-1)!.idempotency_id).toBe(commandId);
+    expect(records[0]!.payload.process_handle).toBe(handle);
     // Answered accepted: it is in the loop's pending set.
     expect((await session.pending()).map((n) => n.command_id)).toEqual([records.at(-1)!.idempotency_id]);
     expect(readdirSync(stateDir)).toEqual([]);
@@ -61,7 +65,12 @@ describe('pn-supervise against the real server', () => {
     const result = await SupervisorProcess.run([...args, '--', missing]);
     expect(result.status).toBe(127);
     expect(result.stderr).toMatch(/not found/);
-    const records = await expectRun(session, { handle: missing.split('/').pop()!, state: 'failed', reason: 'failed', started: false });
+    const records = await expectRun(session, {
+      handle: byDefault(missing.split('/').pop()!),
+      state: 'failed',
+      reason: 'failed',
+      started: false,
+    });
     expect(records[0]!.payload.diagnostic).toMatch(/not found/);
     expect(await session.journalText()).not.toContain(dir.path);
   });
@@ -73,7 +82,7 @@ describe('pn-supervise against the real server', () => {
     chmodSync(file, 0o644);
     const result = await SupervisorProcess.run([...args, '--', file]);
     expect(result.status).toBe(126);
-    const records = await expectRun(session, { handle: 'not-executable-sh', state: 'failed', reason: 'failed', started: false });
+    const records = await expectRun(session, { handle: byDefault('not-executable-sh'), state: 'failed', reason: 'failed', started: false });
     expect(records[0]!.payload.diagnostic).toEqual(expect.any(String));
     expect(await session.journalText()).not.toContain(dir.path);
   });
@@ -87,14 +96,14 @@ describe('pn-supervise against the real server', () => {
     const { session, args } = await setUp();
     const result = await SupervisorProcess.run([...args, '--', 'sh', '-c', `kill -${signal.slice(3)} $$`]);
     expect(result.status).toBe(status);
-    await expectRun(session, { handle: 'sh', state, reason: state });
+    await expectRun(session, { handle: byDefault('sh'), state, reason: state });
   });
 
   it('--timeout: SIGTERM after the time, reported timed_out', async () => {
     const { session, args } = await setUp();
     const result = await SupervisorProcess.run([...args, '--timeout', '0.5', '--', 'sleep', '30']);
     expect(result.status).toBe(143);
-    await expectRun(session, { handle: 'sleep', state: 'timed_out', reason: 'timed_out' });
+    await expectRun(session, { handle: byDefault('sleep'), state: 'timed_out', reason: 'timed_out' });
   });
 
   it('--output-limit: stops the command once stdout plus stderr exceed it, output passed through unchanged', async () => {
@@ -112,7 +121,7 @@ describe('pn-supervise against the real server', () => {
     expect(result.stdout.length + result.stderr.length).toBeGreaterThan(1000);
     const lines = result.stdout.split('\n').slice(0, -1);
     expect(lines).toEqual(lines.map((_line, i) => `line ${i + 1}`));
-    await expectRun(session, { handle: 'sh', state: 'terminated', reason: 'output_limit' });
+    await expectRun(session, { handle: byDefault('sh'), state: 'terminated', reason: 'output_limit' });
   });
 
   it('the supervisor sent SIGTERM: stop_requested, the signal passed on, terminated/runner_shutdown, exit 143', async () => {
@@ -122,7 +131,7 @@ describe('pn-supervise against the real server', () => {
     supervisor.child.kill('SIGTERM');
     const result = await supervisor.exit;
     expect(result.status).toBe(143);
-    await expectRun(session, { handle: 'sleep', state: 'terminated', reason: 'runner_shutdown', stopRequested: 'terminated' });
+    await expectRun(session, { handle: byDefault('sleep'), state: 'terminated', reason: 'runner_shutdown', stopRequested: 'terminated' });
   });
 
   it('the supervisor sent SIGINT, its command ignoring SIGINT: killed/runner_shutdown after the grace period, exit 130', async () => {
@@ -135,7 +144,7 @@ describe('pn-supervise against the real server', () => {
     supervisor.child.kill('SIGINT');
     const result = await supervisor.exit;
     expect(result.status).toBe(130);
-    await expectRun(session, { handle: 'sh', state: 'killed', reason: 'runner_shutdown', stopRequested: 'interrupted' });
+    await expectRun(session, { handle: byDefault('sh'), state: 'killed', reason: 'runner_shutdown', stopRequested: 'interrupted' });
   });
 
   it('never sends the command line, the environment or paths: secrets stay out of the journal', async () => {
@@ -151,7 +160,7 @@ describe('pn-supervise against the real server', () => {
     const journal = await session.journalText();
     const pending = JSON.stringify(await session.pending());
     for (const secret of [argSecret, envSecret, 'PN_TEST_SECRET', 'echo', stateDir]) expect(journal + pending).not.toContain(secret);
-    await expectRun(session, { handle: 'sh', state: 'exited', reason: 'exited', exitCode: 0 });
+    await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 0 });
   });
 
   it('a stopped loop: the notification is journaled, the supervisor says so and exits with the command’s status', async () => {
@@ -160,14 +169,15 @@ describe('pn-supervise against the real server', () => {
     const result = await SupervisorProcess.run([...args, '--', 'sh', '-c', 'exit 3']);
     expect(result.status).toBe(3);
     expect(result.stderr).toMatch(/loop is stopped/);
-    await expectRun(session, { handle: 'sh', state: 'exited', reason: 'exited', exitCode: 3 });
+    await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 3 });
     expect(readdirSync(stateDir)).toEqual([]);
   });
 
   it('a final 4xx (a wrong token): stops the command, prints the detail, keeps the record, exits 2', async () => {
-    const { session, args, stateDir } = await setUp();
-    const wrong = args.map((arg) => (arg === session.token ? 'not-the-token' : arg));
-    const supervisor = start([...wrong, '--', 'sleep', '30']);
+    const { session, stateDir } = await setUp();
+    const supervisor = start([...session.supervisorArgsWithoutToken, '--state-dir', stateDir, '--', 'sleep', '30'], {
+      env: { PN_TOKEN: 'not-the-token' },
+    });
     const result = await supervisor.exit;
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/401 unauthorized/);

@@ -1,4 +1,21 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SERVER_ADMIN_TOKEN as ADMIN_TOKEN } from '../../support/server-process.js';
+
+// Token files of this test process, removed when it ends.
+let tokenDir: string | undefined;
+function tokenFile(sessionId: string, token: string): string {
+  if (tokenDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'pn-tokens-'));
+    tokenDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  const file = join(tokenDir, sessionId);
+  // With a trailing newline, as `echo` writes it: not part of the token.
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return file;
+}
 
 // Plain fetch, so that the tests of the supervisor do not depend on the client it uses.
 
@@ -38,9 +55,23 @@ export class TestSession {
     return new TestSession(url, session.session_id, loop.loop_id, session.token);
   }
 
-  /** The options that point a supervisor at this session's loop. */
+  /** The options that point a supervisor at this session's loop (the token in a file, as the docs show). */
   get supervisorArgs(): string[] {
-    return ['--server', this.url, '--token', this.token, '--session', this.sessionId, '--loop', this.loopId];
+    return [
+      '--server',
+      this.url,
+      '--token-file',
+      tokenFile(this.sessionId, this.token),
+      '--session',
+      this.sessionId,
+      '--loop',
+      this.loopId,
+    ];
+  }
+
+  /** The same without the token, for a test that passes it otherwise. */
+  get supervisorArgsWithoutToken(): string[] {
+    return ['--server', this.url, '--session', this.sessionId, '--loop', this.loopId];
   }
 
   /** The whole journal of the session, as the server sends it (raw text, for searching). */

@@ -1,8 +1,15 @@
 import type { JournalRecord, TestSession } from './api.js';
 
+/** The default handle of a command whose base name made valid is `base`: `base-` and 8 hex characters. */
+export const byDefault = (base: string): RegExp => new RegExp(`^${base.replace(/[^A-Za-z0-9_-]/g, '\\$&')}-[0-9a-f]{8}$`);
+
+/** The ids line the supervisor prints before the command starts (spec section 14). */
+export const IDS_LINE = /^pn-supervise: command_id=([0-9a-f-]{36}) process_handle=([A-Za-z0-9_-]{1,128})\n/m;
+
 /** What one supervised command should have left in the journal (spec sections 6 and 10). */
 export interface ExpectedRun {
-  readonly handle: string;
+  /** The handle, or a pattern for a default one (base name, `-`, 8 hex characters). */
+  readonly handle: string | RegExp;
   readonly state: string;
   readonly reason: string;
   readonly exitCode?: number;
@@ -34,7 +41,7 @@ export async function expectRun(session: TestSession, expected: ExpectedRun): Pr
     expect(record.payload).toMatchObject({
       session_id: session.sessionId,
       loop_id: session.loopId,
-      process_handle: expected.handle,
+      process_handle: typeof expected.handle === 'string' ? expected.handle : expect.stringMatching(expected.handle),
       origin_execution_id: origin,
       process_created_at: expect.any(String),
     });
@@ -56,9 +63,11 @@ export async function expectRun(session: TestSession, expected: ExpectedRun): Pr
     command_id: notification.idempotency_id,
     session_id: session.sessionId,
     loop_id: session.loopId,
-    process_handle: expected.handle,
+    process_handle: lifecycle[0]!.payload.process_handle,
     state: expected.state,
     reason: expected.reason,
   });
+  // The completed record names the notification of the same run (spec section 14).
+  expect(completed.command_id).toBe(notification.idempotency_id);
   return records;
 }

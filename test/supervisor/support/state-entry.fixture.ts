@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StateEntry } from '../../../apps/supervisor/state-entry.interface.js';
+import type { StateEntry } from '../../../libs/pn-supervise/src/state-entry.interface.js';
 
 /** A state entry with fresh ids and nothing happened yet; override any field. */
 export function stateEntry(overrides: Partial<StateEntry> = {}): StateEntry {

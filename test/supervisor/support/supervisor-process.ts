@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 /** The built supervisor CLI. */
-export const SUPERVISOR_MAIN = resolve(repo, 'dist/apps/supervisor/main.js');
+export const SUPERVISOR_MAIN = resolve(repo, 'libs/pn-supervise/dist/main.js');
 
 /** How a supervisor run ended. */
 export interface SupervisorExit {

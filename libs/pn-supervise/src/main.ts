@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { StateDirectoryCommands } from './state-directory.commands.js';
 import { StderrReporter } from './stderr.reporter.js';
 import { SupervisorOptionsParser, USAGE } from './supervisor-options.parser.js';
 import { Supervisor } from './supervisor.js';
@@ -6,8 +7,12 @@ import { UsageError } from './usage.error.js';
 
 /*
  * pn-supervise [options] -- COMMAND [ARGS...]: runs COMMAND for a loop and reports it to the
- * process notifications service (spec section 10). Exits with the command's status.
+ * process notifications service (spec sections 10 and 14). Exits with the command's status.
+ * pn-supervise status | forget COMMAND_ID: the state directory.
  */
+
+const line = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(`${text}\n`);
+const stderrLine = (text: string): void => line(process.stderr)(`pn-supervise: ${text}`);
 
 async function main(): Promise<number> {
   let parsed;
@@ -18,11 +23,19 @@ async function main(): Promise<number> {
     process.stderr.write(`pn-supervise: ${error.message}\nRun pn-supervise --help for the options.\n`);
     return 2;
   }
-  if (parsed.help) {
-    process.stdout.write(USAGE);
-    return 0;
+  switch (parsed.kind) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'status':
+      return new StateDirectoryCommands(parsed.stateDir, line(process.stdout), stderrLine).status();
+    case 'forget':
+      return new StateDirectoryCommands(parsed.stateDir, line(process.stdout), stderrLine).forget(parsed.commandId);
+    case 'run': {
+      parsed.warnings.forEach(stderrLine);
+      return new Supervisor(parsed.options, new StderrReporter(parsed.options.quiet)).run();
+    }
   }
-  return new Supervisor(parsed.options, new StderrReporter(parsed.options.quiet)).run();
 }
 
 // Exit only once what was written to stdout and stderr is out.
@@ -32,6 +45,6 @@ const exit = (status: number): void => {
 
 main().then(exit, (error: unknown) => {
   // One line, not a stack trace: e.g. a state directory that cannot be written.
-  process.stderr.write(`pn-supervise: ${error instanceof Error ? error.message : String(error)}\n`);
+  stderrLine(error instanceof Error ? error.message : String(error));
   exit(2);
 });

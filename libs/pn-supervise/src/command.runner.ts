@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { CommandOutcome, StopCause } from './command-outcome.interface.js';
+import { CommandWatchdog } from './command.watchdog.js';
+import { ProcessIdentity, type ProcessIdentityValue } from './process-identity.js';
 
 /** After SIGTERM, how long the command gets before SIGKILL (spec section 10). */
 export const KILL_GRACE_MS = 5_000;
@@ -26,6 +28,7 @@ export class CommandRunner {
   /** Resolves once the command ended or could not start. */
   readonly outcome: Promise<CommandOutcome>;
   private child: ChildProcess | undefined;
+  private identity: ProcessIdentityValue | undefined;
   private running = false;
   private stopCause: StopCause | undefined;
   private shutdownSignal: 'SIGTERM' | 'SIGINT' | undefined;
@@ -49,16 +52,24 @@ export class CommandRunner {
     return this.running;
   }
 
+  /** The command's process, once it runs. */
+  get process(): ProcessIdentityValue | undefined {
+    return this.identity;
+  }
+
   /** Starts the command; `onStarted` runs synchronously once it runs. */
   start(onStarted: () => void): void {
     const counting = this.limits.outputLimit !== undefined;
     const child = spawn(this.command, [...this.args], { stdio: counting ? ['inherit', 'pipe', 'pipe'] : 'inherit' });
     this.child = child;
-    // The command never outlives its supervisor, whatever ends the supervisor.
+    // The command never outlives its supervisor: whatever ends the supervisor's event loop, and
+    // a SIGKILL through the watchdog.
     const killOnExit = (): void => void (this.running && child.kill('SIGKILL'));
     process.once('exit', killOnExit);
     child.once('spawn', () => {
       this.running = true;
+      this.identity = ProcessIdentity.of(child.pid!);
+      CommandWatchdog.start(this.identity);
       if (this.limits.timeoutMs !== undefined) {
         this.timers.push(setTimeout(() => this.stop('timeout', 'SIGTERM'), this.limits.timeoutMs));
       }
@@ -117,6 +128,13 @@ export class CommandRunner {
       this.child!.kill('SIGKILL');
     }, KILL_GRACE_MS);
     this.timers.push(escalation);
+  }
+
+  /** SIGKILL now (a second stop request that cuts the shutdown short); reported `killed`. */
+  kill(): void {
+    if (!this.running) return;
+    this.escalated = true;
+    this.child!.kill('SIGKILL');
   }
 
   private forward(from: Readable, to: Writable): Promise<void> {

@@ -1,4 +1,4 @@
-import { stateEntry } from '../../test/supervisor/support/state-entry.fixture.js';
+import { stateEntry } from '../../../test/supervisor/support/state-entry.fixture.js';
 import { EntryRecordsBuilder } from './entry-records.builder.js';
 
 const entry = stateEntry;
@@ -40,6 +40,8 @@ describe('EntryRecordsBuilder', () => {
         process_finished_at: FINISHED,
         has_exit_code: true,
         exit_code: 2,
+        // Links the record to the notification of the same run.
+        command_id: e.command_id,
       },
     });
     expect(notification).toEqual({
@@ -65,6 +67,8 @@ describe('EntryRecordsBuilder', () => {
   it('stop_requested: state running with started set; starting without it; never finished or an exit code', () => {
     const running = EntryRecordsBuilder.pending(entry({ started_at: STARTED, stop_request: { reason: 'terminated' } }));
     expect(running.map((r) => r.key)).toEqual(['started', 'stop_requested']);
+    // command_id only on completed and lost (spec section 14).
+    for (const record of running) expect(record).not.toHaveProperty('lifecycle.command_id');
     expect(running[1]).toMatchObject({
       lifecycle: { kind: 'stop_requested', state: 'running', reason: 'terminated', process_started_at: STARTED },
     });
@@ -108,6 +112,7 @@ describe('EntryRecordsBuilder', () => {
         state: 'lost_on_restore',
         reason: 'lost_on_restore',
         process_finished_at: FINISHED,
+        command_id: e.command_id,
       },
     });
     expect(notification).toMatchObject({ notification: { command_id: e.command_id, state: 'lost_on_restore', reason: 'lost_on_restore' } });

@@ -1,4 +1,15 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ProcessIdentity, type ProcessIdentityValue } from './process-identity.js';
 import type { StateEntry } from './state-entry.interface.js';
@@ -18,6 +29,17 @@ export interface TakeOver {
   readonly otherSessions: number;
 }
 
+/** One entry as `status` shows it. */
+export interface ListedEntry {
+  readonly entry: StateEntry;
+  readonly owner: ProcessIdentityValue;
+  /** Whether its supervisor still runs. */
+  readonly running: boolean;
+}
+
+/** How {@link StateDirectoryStore.forget} ended. */
+export type ForgetResult = 'forgotten' | 'not_found' | 'running';
+
 /**
  * The supervisor's state directory: one JSON file per command not yet answered. Every write is
  * a temporary file, fsync, rename over the entry, fsync of the directory, so a crash leaves
@@ -31,9 +53,41 @@ export class StateDirectoryStore {
     readonly directory: string,
     owner: ProcessIdentityValue = ProcessIdentity.current(),
     private readonly isRunning: (owner: ProcessIdentityValue) => boolean = ProcessIdentity.isRunning,
+    create = true,
   ) {
     this.owner = owner;
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    if (create) mkdirSync(directory, { recursive: true, mode: 0o700 });
+  }
+
+  /** Whether any supervisor has an entry for `commandId` here. */
+  has(commandId: string): boolean {
+    return this.files().some((file) => file.commandId === commandId);
+  }
+
+  /** Every entry, in the order of their names, with whether its supervisor runs. */
+  list(): ListedEntry[] {
+    return this.files().flatMap(({ name, owner }) => {
+      const entry = this.read(name);
+      return entry ? [{ entry, owner, running: this.isOwn(owner) || this.isRunning(owner) }] : [];
+    });
+  }
+
+  /** Removes the entry of `commandId` if its supervisor is gone. */
+  forget(commandId: string): ForgetResult {
+    const files = this.files().filter((file) => file.commandId === commandId);
+    if (files.length === 0) return 'not_found';
+    if (files.some(({ owner }) => this.isOwn(owner) || this.isRunning(owner))) return 'running';
+    for (const { name } of files) {
+      try {
+        unlinkSync(join(this.directory, name));
+      } catch (error) {
+        // Taken over since: by a supervisor that runs now.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'running';
+        throw error;
+      }
+    }
+    this.syncDirectory();
+    return 'forgotten';
   }
 
   /** Writes (or rewrites) an entry owned by this process, durably. */
@@ -74,14 +128,9 @@ export class StateDirectoryStore {
       }
       const match = ENTRY_NAME.exec(name);
       if (!match || !this.abandoned(match)) continue;
-      let entry: StateEntry;
-      try {
-        entry = JSON.parse(readFileSync(join(this.directory, name), 'utf8')) as StateEntry;
-      } catch (error) {
-        // Taken over and removed by another supervisor since readdir.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
-      }
+      // Undefined: taken over and removed by another supervisor since readdir.
+      const entry = this.read(name);
+      if (!entry) continue;
       if (entry.rejected) {
         rejected++;
         continue;
@@ -105,8 +154,31 @@ export class StateDirectoryStore {
 
   private abandoned(match: RegExpExecArray): boolean {
     const owner = { pid: Number(match[2]), token: match[3]! };
-    if (owner.pid === this.owner.pid && owner.token === this.owner.token) return false;
-    return !this.isRunning(owner);
+    return !this.isOwn(owner) && !this.isRunning(owner);
+  }
+
+  private isOwn(owner: ProcessIdentityValue): boolean {
+    return owner.pid === this.owner.pid && owner.token === this.owner.token;
+  }
+
+  private files(): Array<{ name: string; commandId: string; owner: ProcessIdentityValue }> {
+    if (!existsSync(this.directory)) return [];
+    return readdirSync(this.directory)
+      .sort()
+      .flatMap((name) => {
+        const match = ENTRY_NAME.exec(name);
+        return match ? [{ name, commandId: match[1]!, owner: { pid: Number(match[2]), token: match[3]! } }] : [];
+      });
+  }
+
+  /** The entry in file `name`, or undefined when it was renamed away since it was listed. */
+  private read(name: string): StateEntry | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.directory, name), 'utf8')) as StateEntry;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   private pathOf(commandId: string, owner: ProcessIdentityValue): string {

@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessIdentityValue } from './process-identity.js';
+import { StateDirectoryCommands } from './state-directory.commands.js';
 import { StateDirectoryStore } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
-import { stateEntry } from '../../test/supervisor/support/state-entry.fixture.js';
+import { stateEntry } from '../../../test/supervisor/support/state-entry.fixture.js';
 
 const SESSION = randomUUID();
 
@@ -94,5 +95,54 @@ describe('StateDirectoryStore', () => {
     writeFileSync(join(dir, liveTemp), '{"half');
     storeOf(22).takeOverAbandoned(SESSION);
     expect(readdirSync(dir)).toEqual([liveTemp]);
+  });
+
+  it('lists every entry with whether its supervisor runs; forgets only one whose supervisor is gone', () => {
+    const live = storeOf(30);
+    const dead = storeOf(31);
+    const running = entry({ started_at: '2026-01-01T00:00:01.000Z' });
+    const refused = entry({
+      completion: {
+        state: 'exited',
+        reason: 'exited',
+        has_exit_code: true,
+        exit_code: 1,
+        finished_at: '2026-01-01T00:00:02.000Z',
+        exit_status: 1,
+      },
+      rejected: { status: 403, code: 'forbidden', detail: 'no' },
+    });
+    live.save(running);
+    dead.save(refused);
+    alive.delete(31);
+    // A reader that owns nothing and creates nothing.
+    const reader = new StateDirectoryStore(dir, { pid: 99, token: '77' }, isRunning, false);
+    const lines = reader.list().map(StateDirectoryCommands.line);
+    expect(lines.sort()).toEqual(
+      [
+        `${running.command_id} session=${SESSION} loop=${running.loop_id} handle=make left=started,completed,notification supervisor=running refused=no`,
+        `${refused.command_id} session=${SESSION} loop=${refused.loop_id} handle=make left=completed,notification supervisor=gone refused=403/forbidden`,
+      ].sort(),
+    );
+    expect(reader.has(running.command_id)).toBe(true);
+    expect(reader.forget(running.command_id)).toBe('running');
+    expect(reader.forget(randomUUID())).toBe('not_found');
+    expect(reader.forget(refused.command_id)).toBe('forgotten');
+    expect(readdirSync(dir)).toEqual([`${running.command_id}.30.77.json`]);
+    expect(reader.has(refused.command_id)).toBe(false);
+  });
+
+  it('status of a directory that does not exist: nothing, and it is not created', () => {
+    const missing = join(dir, 'missing');
+    const out: string[] = [];
+    expect(
+      new StateDirectoryCommands(
+        missing,
+        (line) => out.push(line),
+        () => undefined,
+      ).status(),
+    ).toBe(0);
+    expect(out).toEqual([]);
+    expect(() => readdirSync(missing)).toThrow();
   });
 });

@@ -1,4 +1,5 @@
 import type { TerminalPair } from 'process-notifications-client';
+import type { ProcessIdentityValue } from './process-identity.js';
 
 /** A record of an entry, in the order they are published. */
 export type EntryRecordKey = 'started' | 'stop_requested' | 'completed' | 'lost' | 'notification';
@@ -30,6 +31,11 @@ export interface StateEntry {
   readonly event_ids: Readonly<Record<'started' | 'stop_requested' | 'completed' | 'lost', string>>;
   readonly created_at: string;
   started_at?: string;
+  /**
+   * The command's process while it runs (kept locally, never sent): a run that takes the entry
+   * over ends it if it still runs, before it reports it lost.
+   */
+  command_process?: ProcessIdentityValue;
   /** Set when the supervisor itself was told to stop while the command ran. */
   stop_request?: { readonly reason: 'interrupted' | 'terminated' };
   completion?: EntryCompletion;

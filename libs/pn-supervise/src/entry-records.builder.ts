@@ -52,7 +52,8 @@ export class EntryRecordsBuilder {
     if (completion) {
       const lost = completion.state === 'lost_on_restore';
       const key = lost ? 'lost' : 'completed';
-      const lifecycle: LifecycleRecord = {
+      // The link to the notification that reports the same run (spec section 14).
+      const lifecycle: LifecycleRecord & { readonly command_id: string } = {
         ...base,
         ...started,
         event_id: entry.event_ids[key],
@@ -62,6 +63,7 @@ export class EntryRecordsBuilder {
         process_finished_at: completion.finished_at,
         ...(completion.has_exit_code ? { has_exit_code: true, exit_code: completion.exit_code } : {}),
         ...(completion.diagnostic === undefined ? {} : { diagnostic: completion.diagnostic }),
+        command_id: entry.command_id,
       };
       records.push({ key, lifecycle });
       const notification = {

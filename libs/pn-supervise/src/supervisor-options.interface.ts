@@ -1,0 +1,22 @@
+/** The supervisor's settings, from its options and environment (spec sections 10 and 14). */
+export interface SupervisorOptions {
+  readonly server: string;
+  readonly token: string;
+  readonly sessionId: string;
+  readonly loopId: string;
+  readonly handle: string;
+  /** The completion's id, when the caller allocated it (`--command-id`). */
+  readonly commandId?: string;
+  readonly stateDir: string;
+  readonly timeoutMs?: number;
+  readonly outputLimit?: number;
+  /** Stop retrying a delivery this long after the command ended (`--deadline`): exit 75. */
+  readonly deadlineMs?: number;
+  /** After SIGTERM or SIGINT, how long to wait for the server once the command ended. */
+  readonly shutdownWaitMs: number;
+  readonly quiet: boolean;
+  /** Print the ids line before the command starts (not with `--no-ids`). */
+  readonly ids: boolean;
+  readonly command: string;
+  readonly args: readonly string[];
+}

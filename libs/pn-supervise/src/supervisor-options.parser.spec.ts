@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SupervisorOptionsParser } from './supervisor-options.parser.js';
+import { UsageError } from './usage.error.js';
+
+const SESSION = '0196f3c0-7b1a-7c3e-8f00-000000000001';
+const LOOP = '0196f3c0-7b1a-7c3e-8f00-000000000002';
+const REQUIRED = ['--server', 'http://127.0.0.1:3000', '--token', 't0k', '--session', SESSION, '--loop', LOOP];
+
+const parseRun = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+  const parsed = SupervisorOptionsParser.parse(argv, env);
+  if (parsed.kind !== 'run') throw new Error(`unexpected ${parsed.kind}`);
+  return parsed;
+};
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseRun(argv, env).options;
+const usageError = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
+  try {
+    SupervisorOptionsParser.parse(argv, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('no usage error');
+};
+
+describe('SupervisorOptionsParser', () => {
+  it('reads every option of the table, both --name value and --name=value', () => {
+    const options = parse([
+      ...REQUIRED,
+      '--handle=unit-tests',
+      '--state-dir',
+      '/var/tmp/pn',
+      '--timeout',
+      '1.5',
+      '--output-limit=4096',
+      '--command-id',
+      '0196F3C0-7B1A-7C3E-8F00-0000000000AA',
+      '--deadline',
+      '30',
+      '--shutdown-wait=2.5',
+      '--quiet',
+      '--no-ids',
+      '--',
+      'make',
+      'test',
+      '--verbose',
+    ]);
+    expect(options).toEqual({
+      server: 'http://127.0.0.1:3000',
+      token: 't0k',
+      sessionId: SESSION,
+      loopId: LOOP,
+      handle: 'unit-tests',
+      stateDir: '/var/tmp/pn',
+      timeoutMs: 1500,
+      outputLimit: 4096,
+      commandId: '0196f3c0-7b1a-7c3e-8f00-0000000000aa',
+      deadlineMs: 30_000,
+      shutdownWaitMs: 2500,
+      quiet: true,
+      ids: false,
+      command: 'make',
+      args: ['test', '--verbose'],
+    });
+  });
+
+  it('falls back to the environment variables, options winning, and to the default state directory', () => {
+    const env = { PN_SERVER_URL: 'https://pn.example', PN_TOKEN: 'env-token', PN_SESSION_ID: SESSION.toUpperCase(), PN_LOOP_ID: LOOP };
+    expect(parse(['--', 'make'], env)).toMatchObject({
+      server: 'https://pn.example',
+      token: 'env-token',
+      sessionId: SESSION,
+      loopId: LOOP,
+      stateDir: './.pn-supervisor',
+      shutdownWaitMs: 10_000,
+      ids: true,
+    });
+    expect(parse(['--', 'make'], env)).not.toHaveProperty('commandId');
+    expect(parse(['--', 'make'], env)).not.toHaveProperty('deadlineMs');
+    expect(parse(['--token', 'flag', '--', 'make'], { ...env, PN_SUPERVISOR_STATE_DIR: '/srv/pn' })).toMatchObject({
+      token: 'flag',
+      stateDir: '/srv/pn',
+    });
+  });
+
+  it('takes the command after --, or at the first argument that is not an option', () => {
+    expect(parse([...REQUIRED, 'ls', '-l', '--', 'x'])).toMatchObject({ command: 'ls', args: ['-l', '--', 'x'] });
+    expect(parse([...REQUIRED, '--', '--weird-name'])).toMatchObject({ command: '--weird-name', args: [] });
+  });
+
+  it('derives the handle from the command base name, made valid, then - and 8 random hex characters', () => {
+    expect(SupervisorOptionsParser.baseHandle('make')).toBe('make');
+    expect(SupervisorOptionsParser.baseHandle('/usr/local/bin/python3.12')).toBe('python3-12');
+    expect(SupervisorOptionsParser.baseHandle('./run tests.sh')).toBe('run-tests-sh');
+    expect(SupervisorOptionsParser.baseHandle('build/')).toBe('build');
+    expect(SupervisorOptionsParser.baseHandle('日本')).toBe('--');
+    expect(SupervisorOptionsParser.baseHandle('/')).toBe('command');
+    expect(SupervisorOptionsParser.handleFor('make', '0a1b2c3d')).toBe('make-0a1b2c3d');
+    const long = SupervisorOptionsParser.handleFor('x'.repeat(300));
+    expect(long).toMatch(/^x{119}-[0-9a-f]{8}$/);
+    expect(Buffer.byteLength(long)).toBe(128);
+    const handles = new Set(Array.from({ length: 50 }, () => parse([...REQUIRED, '--', '/bin/true']).handle));
+    expect(handles.size).toBe(50);
+    for (const handle of handles) expect(handle).toMatch(/^true-[0-9a-f]{8}$/);
+  });
+
+  it('--token works but warns that other local users see it; PN_TOKEN and --token-file do not warn', () => {
+    expect(parseRun(REQUIRED.concat('--', 'make')).warnings).toEqual([expect.stringMatching(/--token is visible to other local users/)]);
+    const env = { PN_TOKEN: 'env-token' };
+    const withoutToken = [...REQUIRED.slice(0, 2), ...REQUIRED.slice(4), '--', 'make'];
+    expect(parseRun(withoutToken, env)).toMatchObject({ warnings: [], options: { token: 'env-token' } });
+    const dir = mkdtempSync(join(tmpdir(), 'pn-token-'));
+    try {
+      writeFileSync(join(dir, 'token'), 'file-token\n');
+      writeFileSync(join(dir, 'crlf'), 'crlf-token\r\n');
+      writeFileSync(join(dir, 'empty'), '\n');
+      writeFileSync(join(dir, 'two-lines'), 'a\nb\n');
+      const withFile = (file: string) => parseRun([...withoutToken.slice(0, -2), '--token-file', join(dir, file), '--', 'make'], env);
+      // The file wins over the environment.
+      expect(withFile('token')).toMatchObject({ warnings: [], options: { token: 'file-token' } });
+      expect(withFile('crlf').options.token).toBe('crlf-token');
+      expect(() => withFile('empty')).toThrow(/must hold the token on one line/);
+      expect(() => withFile('two-lines')).toThrow(/must hold the token on one line/);
+      expect(() => withFile('missing')).toThrow(/cannot read --token-file .*missing: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('status and forget: their own operands, the state directory from the option, the environment or the default', () => {
+    expect(SupervisorOptionsParser.parse(['status'], {})).toEqual({ kind: 'status', stateDir: './.pn-supervisor' });
+    expect(SupervisorOptionsParser.parse(['status'], { PN_SUPERVISOR_STATE_DIR: '/srv/pn' })).toEqual({
+      kind: 'status',
+      stateDir: '/srv/pn',
+    });
+    expect(SupervisorOptionsParser.parse(['status', '--state-dir', '/x'], {})).toEqual({ kind: 'status', stateDir: '/x' });
+    expect(SupervisorOptionsParser.parse(['forget', SESSION.toUpperCase(), '--state-dir=/x'], {})).toEqual({
+      kind: 'forget',
+      stateDir: '/x',
+      commandId: SESSION,
+    });
+    expect(usageError(['status', 'extra'])).toContain('status takes no arguments');
+    expect(usageError(['status', '--server', 'http://x'])).toContain('unknown option --server');
+    expect(usageError(['forget'])).toContain('forget needs exactly one COMMAND_ID');
+    expect(usageError(['forget', 'abc'])).toContain('forget COMMAND_ID must be a UUID');
+  });
+
+  it.each([
+    [[], 'no command given'],
+    [['--', 'make'], 'missing --server (or PN_SERVER_URL)'],
+    [['--server', 'http://x', '--', 'make'], 'missing the token (PN_TOKEN or --token-file)'],
+    [[...REQUIRED, '--token-file', '/nonexistent', '--', 'make'], 'give --token or --token-file, not both'],
+    [[...REQUIRED, '--command-id', 'not-a-uuid', '--', 'make'], '--command-id must be a UUID'],
+    [[...REQUIRED, '--command-id', '00000000-0000-0000-0000-000000000000', '--', 'make'], '--command-id must be a UUID'],
+    [[...REQUIRED, '--deadline', '0', '--', 'make'], '--deadline must be a positive number of seconds'],
+    [[...REQUIRED, '--shutdown-wait', 'x', '--', 'make'], '--shutdown-wait must be a positive number of seconds'],
+    [[...REQUIRED, '--quiet=yes', '--', 'make'], '--quiet takes no value'],
+    [['--server', 'http://x', '--token', 't', '--', 'make'], 'missing --session (or PN_SESSION_ID)'],
+    [['--server', 'http://x', '--token', 't', '--session', SESSION, '--', 'make'], 'missing --loop (or PN_LOOP_ID)'],
+    [[...REQUIRED, '--bogus', '--', 'make'], 'unknown option --bogus'],
+    [[...REQUIRED, '--timeout'], '--timeout needs a value'],
+    [['--server', 'ftp://x', ...REQUIRED.slice(2), '--', 'make'], '--server must be an http(s) URL'],
+    [['--server', 'not a url', ...REQUIRED.slice(2), '--', 'make'], '--server must be an http(s) URL'],
+    [[...REQUIRED.slice(0, 4), '--session', 'abc', ...REQUIRED.slice(6), '--', 'make'], '--session must be a UUID'],
+    [[...REQUIRED.slice(0, 6), '--loop', '00000000-0000-0000-0000-000000000000', '--', 'make'], '--loop must be a UUID'],
+    [[...REQUIRED, '--handle', 'has space', '--', 'make'], '--handle must be 1 to 128 characters'],
+    [[...REQUIRED, '--handle', 'x'.repeat(129), '--', 'make'], '--handle must be 1 to 128 characters'],
+    [[...REQUIRED, '--timeout', '0', '--', 'make'], '--timeout must be a positive number'],
+    [[...REQUIRED, '--timeout', '-1', '--', 'make'], '--timeout must be a positive number'],
+    [[...REQUIRED, '--timeout', '1s', '--', 'make'], '--timeout must be a positive number'],
+    [[...REQUIRED, '--output-limit', '1e3', '--', 'make'], '--output-limit must be a whole number'],
+  ])('%j is refused: %s', (argv, message) => {
+    expect(usageError(argv)).toContain(message);
+  });
+
+  it('--help wins over anything else', () => {
+    expect(SupervisorOptionsParser.parse(['--help'], {})).toEqual({ kind: 'help' });
+  });
+});

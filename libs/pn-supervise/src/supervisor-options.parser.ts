@@ -1,0 +1,249 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { SupervisorOptions } from './supervisor-options.interface.js';
+import { UsageError } from './usage.error.js';
+
+export const USAGE = `Usage: pn-supervise [options] -- COMMAND [ARGS...]
+       pn-supervise status [--state-dir DIR]
+       pn-supervise forget COMMAND_ID [--state-dir DIR]
+
+Runs COMMAND for a loop and reports its lifecycle and completion to the process
+notifications service. Only metadata is sent; stdin, stdout and stderr pass through.
+
+Options (environment variable in brackets):
+  --server URL           base URL of the service [PN_SERVER_URL]
+  --token-file PATH      read the session's bearer token from a file
+  --token TOKEN          the token itself (visible to other local users: prefer
+                         PN_TOKEN or --token-file) [PN_TOKEN]
+  --session ID           session id [PN_SESSION_ID]
+  --loop ID              loop id [PN_LOOP_ID]
+  --handle NAME          process handle (default: the command's base name, made
+                         valid, then - and 8 random hex characters)
+  --command-id UUID      the completion's command id (default: a new one)
+  --state-dir DIR        where undelivered records are kept (default ./.pn-supervisor)
+                         [PN_SUPERVISOR_STATE_DIR]
+  --timeout SECONDS      stop the command after this long (SIGTERM, SIGKILL 5 s later)
+  --output-limit BYTES   stop the command once its stdout plus stderr exceed this
+  --deadline SECONDS     stop retrying this long after the command ended: keep the
+                         entry and exit 75 (default: retry for ever)
+  --shutdown-wait SECONDS  after SIGTERM or SIGINT, how long to wait for the server
+                         once the command ended (default 10)
+  --quiet                no progress lines on stderr (errors and the ids line are
+                         still printed)
+  --no-ids               no "command_id=... process_handle=..." line
+  --help                 this text
+
+status lists the entries of the state directory; forget removes one whose
+supervisor is gone.
+`;
+
+/** What the command line asks for. */
+export type ParsedCommandLine =
+  | { readonly kind: 'help' }
+  /** `warnings` are printed on stderr before anything runs. */
+  | { readonly kind: 'run'; readonly options: SupervisorOptions; readonly warnings: readonly string[] }
+  | { readonly kind: 'status'; readonly stateDir: string }
+  | { readonly kind: 'forget'; readonly stateDir: string; readonly commandId: string };
+
+const VALUE_OPTIONS = [
+  'server',
+  'token',
+  'token-file',
+  'session',
+  'loop',
+  'handle',
+  'command-id',
+  'state-dir',
+  'timeout',
+  'output-limit',
+  'deadline',
+  'shutdown-wait',
+] as const;
+type ValueOption = (typeof VALUE_OPTIONS)[number];
+const FLAGS = ['quiet', 'no-ids'] as const;
+type Flag = (typeof FLAGS)[number];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+const HANDLE = /^[A-Za-z0-9_-]{1,128}$/;
+const MAX_HANDLE_BYTES = 128;
+// `-` and 8 hex characters.
+const SUFFIX_BYTES = 9;
+const DEFAULT_STATE_DIR = './.pn-supervisor';
+const DEFAULT_SHUTDOWN_WAIT_MS = 10_000;
+
+/** The options read before the command (or a subcommand's operand). */
+interface Scanned {
+  readonly values: Partial<Record<ValueOption, string>>;
+  readonly flags: ReadonlySet<Flag>;
+  readonly rest: readonly string[];
+  readonly help: boolean;
+}
+
+/** Reads the supervisor's command line and environment; throws {@link UsageError} on anything wrong. */
+export class SupervisorOptionsParser {
+  /** The command's base name with every other character made `-`, short enough for the suffix. */
+  static baseHandle(command: string): string {
+    const base = command.split(/[\\/]/).filter(Boolean).at(-1) ?? '';
+    const handle = base.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, MAX_HANDLE_BYTES - SUFFIX_BYTES);
+    return handle || 'command';
+  }
+
+  /** A handle that names one run: the base name made valid, `-`, 8 random lower-case hex characters. */
+  static handleFor(command: string, random: string = randomBytes(4).toString('hex')): string {
+    return `${SupervisorOptionsParser.baseHandle(command)}-${random}`;
+  }
+
+  static parse(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+    const fromEnv = (name: string): string | undefined => (env[name]?.trim() ? env[name]!.trim() : undefined);
+    if (argv[0] === 'status' || argv[0] === 'forget') {
+      const subcommand = argv[0];
+      const scanned = SupervisorOptionsParser.scan(argv.slice(1), ['state-dir'], [], true);
+      if (scanned.help) return { kind: 'help' };
+      const stateDir = scanned.values['state-dir'] || fromEnv('PN_SUPERVISOR_STATE_DIR') || DEFAULT_STATE_DIR;
+      if (subcommand === 'status') {
+        if (scanned.rest.length > 0) throw new UsageError(`status takes no arguments, got "${scanned.rest[0]}"`);
+        return { kind: 'status', stateDir };
+      }
+      if (scanned.rest.length !== 1) throw new UsageError('forget needs exactly one COMMAND_ID');
+      return { kind: 'forget', stateDir, commandId: SupervisorOptionsParser.uuid('forget COMMAND_ID', scanned.rest[0]!) };
+    }
+
+    const { values, flags, rest, help } = SupervisorOptionsParser.scan(argv, VALUE_OPTIONS, FLAGS, false);
+    if (help) return { kind: 'help' };
+    const [command, ...args] = rest;
+    if (command === undefined || command === '') throw new UsageError('no command given (put it after --)');
+
+    const required = (option: ValueOption, envName: string): string => {
+      const value = values[option] ?? fromEnv(envName);
+      if (value === undefined || value === '') throw new UsageError(`missing --${option} (or ${envName})`);
+      return value;
+    };
+    const server = SupervisorOptionsParser.server(required('server', 'PN_SERVER_URL'));
+    const warnings: string[] = [];
+    if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give --token or --token-file, not both');
+    let token: string;
+    if (values['token-file'] !== undefined) {
+      token = SupervisorOptionsParser.tokenFile(values['token-file']);
+    } else {
+      if (values.token !== undefined) {
+        warnings.push('warning: --token is visible to other local users (in the process list); use PN_TOKEN or --token-file');
+      }
+      token = values.token ?? fromEnv('PN_TOKEN') ?? '';
+      if (token === '') throw new UsageError('missing the token (PN_TOKEN or --token-file)');
+    }
+    const options: SupervisorOptions = {
+      server,
+      token,
+      sessionId: SupervisorOptionsParser.uuid('--session', required('session', 'PN_SESSION_ID')),
+      loopId: SupervisorOptionsParser.uuid('--loop', required('loop', 'PN_LOOP_ID')),
+      handle: SupervisorOptionsParser.handle(values.handle, command),
+      ...(values['command-id'] === undefined ? {} : { commandId: SupervisorOptionsParser.uuid('--command-id', values['command-id']) }),
+      stateDir: values['state-dir'] || fromEnv('PN_SUPERVISOR_STATE_DIR') || DEFAULT_STATE_DIR,
+      quiet: flags.has('quiet'),
+      ids: !flags.has('no-ids'),
+      command,
+      args,
+      ...(values.timeout === undefined ? {} : { timeoutMs: SupervisorOptionsParser.seconds('--timeout', values.timeout) }),
+      ...(values['output-limit'] === undefined ? {} : { outputLimit: SupervisorOptionsParser.outputLimit(values['output-limit']) }),
+      ...(values.deadline === undefined ? {} : { deadlineMs: SupervisorOptionsParser.seconds('--deadline', values.deadline) }),
+      shutdownWaitMs:
+        values['shutdown-wait'] === undefined
+          ? DEFAULT_SHUTDOWN_WAIT_MS
+          : SupervisorOptionsParser.seconds('--shutdown-wait', values['shutdown-wait']),
+    };
+    return { kind: 'run', options, warnings };
+  }
+
+  /**
+   * Reads options up to `--` or the first argument that is not one (the command); with
+   * `operands`, arguments that are not options are collected and scanning goes on.
+   */
+  private static scan(
+    argv: readonly string[],
+    valueOptions: readonly ValueOption[],
+    flagNames: readonly Flag[],
+    operands: boolean,
+  ): Scanned {
+    const values: Partial<Record<ValueOption, string>> = {};
+    const flags = new Set<Flag>();
+    const rest: string[] = [];
+    let index = 0;
+    for (; index < argv.length; index++) {
+      const arg = argv[index]!;
+      if (arg === '--') {
+        index++;
+        break;
+      }
+      if (!arg.startsWith('-') || arg === '-') {
+        if (!operands) break;
+        rest.push(arg);
+        continue;
+      }
+      if (arg === '--help' || arg === '-h') return { values, flags, rest, help: true };
+      const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+      const name = flag.slice(2);
+      if (flag.startsWith('--') && flagNames.includes(name as Flag)) {
+        if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
+        flags.add(name as Flag);
+        continue;
+      }
+      if (!flag.startsWith('--') || !valueOptions.includes(name as ValueOption)) throw new UsageError(`unknown option ${flag}`);
+      const value = inline ?? argv[++index];
+      if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      values[name as ValueOption] = value;
+    }
+    rest.push(...argv.slice(index));
+    return { values, flags, rest, help: false };
+  }
+
+  private static tokenFile(path: string): string {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --token-file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    // One trailing newline (as an editor or `echo` writes it) is not part of the token.
+    const token = text.replace(/\r?\n$/, '');
+    if (token === '' || /[\r\n]/.test(token)) throw new UsageError(`--token-file ${path} must hold the token on one line`);
+    return token;
+  }
+
+  private static server(value: string): string {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new UsageError(`--server must be an http(s) URL, got "${value}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http(s) URL, got "${value}"`);
+    return value;
+  }
+
+  private static uuid(what: string, value: string): string {
+    if (!UUID.test(value) || value === NIL_UUID) throw new UsageError(`${what} must be a UUID, got "${value}"`);
+    return value.toLowerCase();
+  }
+
+  private static handle(value: string | undefined, command: string): string {
+    if (value === undefined) return SupervisorOptionsParser.handleFor(command);
+    if (!HANDLE.test(value)) throw new UsageError(`--handle must be 1 to 128 characters of A-Z a-z 0-9 - _, got "${value}"`);
+    return value;
+  }
+
+  private static seconds(option: string, value: string): number {
+    const seconds = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 2_000_000) {
+      throw new UsageError(`${option} must be a positive number of seconds, got "${value}"`);
+    }
+    return Math.round(seconds * 1000);
+  }
+
+  private static outputLimit(value: string): number {
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+      throw new UsageError(`--output-limit must be a whole number of bytes, got "${value}"`);
+    }
+    return Number(value);
+  }
+}

@@ -1,0 +1,71 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ServerProcess } from '../support/server-process.js';
+import { TestSession } from '../supervisor/support/api.js';
+import { byDefault, expectRun, IDS_LINE } from '../supervisor/support/expect-records.js';
+import { startServer } from '../supervisor/support/test-helpers.js';
+
+const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+const run = (command: string, args: string[], cwd: string): string =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+// What a user who is not in this repository does: install the supervisor's tarball (and the
+// client it depends on) into a project of theirs and run it with npx, from any directory.
+describe('pn-supervise, installed from its tarball into a scratch project', () => {
+  let project: string;
+  let server: ServerProcess;
+  beforeAll(async () => {
+    project = mkdtempSync(join(tmpdir(), 'pn-supervise-host-'));
+    server = await startServer(join(project, 'server.db'));
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  // Packed as built: `npm test` builds first (pretest), so the prepack build is skipped.
+  it('installs, and `npx pn-supervise` runs a command there and reports it', async () => {
+    const pack = (dir: string): string =>
+      run('npm', ['pack', dir, '--pack-destination', project, '--silent', '--ignore-scripts'], repo).trim().split('\n').at(-1)!;
+    const client = pack('./libs/process-notifications-client');
+    const supervisor = pack('./libs/pn-supervise');
+    const listing = run('tar', ['-tzf', join(project, supervisor)], project).split('\n');
+    expect(listing).toEqual(expect.arrayContaining(['package/dist/main.js', 'package/dist/watchdog-main.js', 'package/package.json']));
+    expect(listing.filter((file) => /spec|\.ts$/.test(file))).toEqual([]);
+
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({
+        name: 'pn-supervise-host',
+        private: true,
+        dependencies: { 'process-notifications-client': `file:./${client}`, 'pn-supervise': `file:./${supervisor}` },
+      }),
+    );
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);
+
+    // From a directory below the project, as `make` or an agent would run it.
+    const work = join(project, 'work', 'deep');
+    mkdirSync(work, { recursive: true });
+    const session = await TestSession.open(server.url);
+    const result = await new Promise<{ status: number | null; stderr: string }>((done) => {
+      const child = execFile('npx', ['pn-supervise', ...session.supervisorArgs, '--', 'sh', '-c', 'echo "ran in $PWD" >&2; exit 4'], {
+        cwd: work,
+        encoding: 'utf8',
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+      child.once('close', (status) => done({ status, stderr }));
+    });
+    expect(result.status).toBe(4);
+    expect(result.stderr).toContain(`ran in ${work}`);
+    const commandId = IDS_LINE.exec(result.stderr)![1];
+    const records = await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 4 });
+    expect(records.at(-1)!.idempotency_id).toBe(commandId);
+    // The default state directory, where it ran: delivered, so empty.
+    expect(readdirSync(join(work, '.pn-supervisor'))).toEqual([]);
+  }, 240_000);
+});
