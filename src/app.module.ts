@@ -17,6 +17,9 @@ import { ProcessNotificationsController } from './sessions/process-notifications
 import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { ShutdownState } from './shutdown/shutdown-state.js';
+import { AdminController } from './admin/admin.controller.js';
+import { RefusalLog } from './admin/refusal-log.service.js';
+import { WhoamiController } from './admin/whoami.controller.js';
 
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
 @Module({})
@@ -45,6 +48,8 @@ export class AppModule {
         ProcessNotificationsController,
         ProcessLifecycleController,
         JournalController,
+        AdminController,
+        WhoamiController,
         HealthController,
         MetricsController,
       ],
@@ -57,6 +62,7 @@ export class AppModule {
         MetricsService,
         OwnerForwarding,
         ShutdownState,
+        RefusalLog,
       ],
     };
   }

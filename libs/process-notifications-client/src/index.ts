@@ -4,6 +4,7 @@
  */
 export type * from './api.types.js';
 export * from './vocabulary.js';
+export type * from './admin.types.js';
 export { NetworkError } from './network.error.js';
 export { ProblemError } from './problem.error.js';
 export { TimeoutError } from './timeout.error.js';

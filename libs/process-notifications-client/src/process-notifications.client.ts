@@ -17,6 +17,16 @@ import type {
   SessionCreated,
 } from './api.types.js';
 import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
+import type {
+  AdminLoopsPage,
+  AdminLoopsQuery,
+  AdminPageQuery,
+  AdminSessionsPage,
+  ClusterNodes,
+  NotificationLocations,
+  Refusals,
+  Whoami,
+} from './admin.types.js';
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
@@ -131,6 +141,13 @@ interface RequestSpec {
 
 const segment = (value: string): string => encodeURIComponent(value);
 
+// `?a=1&b=2` of the query's defined values, or '' when none.
+function queryString(query: object): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+  return search.size > 0 ? `?${search}` : '';
+}
+
 /**
  * A typed client of the process notifications REST API (v1). Plain `fetch`, no
  * dependencies. Error answers are thrown as {@link ProblemError}, failures to get an answer
@@ -224,6 +241,36 @@ export class ProcessNotificationsClient {
     if (query.limit !== undefined) search.set('limit', String(query.limit));
     const suffix = search.size > 0 ? `?${search}` : '';
     return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${suffix}`, options);
+  }
+
+  /** `GET /v1/admin/sessions` (admin token): one page of sessions, newest first. */
+  adminSessions(query: AdminPageQuery = {}, options: CallOptions = {}): Promise<AdminSessionsPage> {
+    return this.get('adminSessions', `/v1/admin/sessions${queryString(query)}`, options);
+  }
+
+  /** `GET /v1/admin/loops` (admin token): one page of loops, newest first, filtered. */
+  adminLoops(query: AdminLoopsQuery = {}, options: CallOptions = {}): Promise<AdminLoopsPage> {
+    return this.get('adminLoops', `/v1/admin/loops${queryString(query)}`, options);
+  }
+
+  /** `GET /v1/admin/notifications/:command_id` (admin token): every session that journaled it; 404 `not_found` if none. */
+  findNotification(commandId: string, options: CallOptions = {}): Promise<NotificationLocations> {
+    return this.get('findNotification', `/v1/admin/notifications/${segment(commandId)}`, options);
+  }
+
+  /** `GET /v1/admin/nodes` (admin token): the server processes on the database. */
+  nodes(options: CallOptions = {}): Promise<ClusterNodes> {
+    return this.get('nodes', '/v1/admin/nodes', options);
+  }
+
+  /** `GET /v1/admin/refusals` (admin token): what the answering node refused lately, newest first. */
+  refusals(query: { readonly limit?: number } = {}, options: CallOptions = {}): Promise<Refusals> {
+    return this.get('refusals', `/v1/admin/refusals${queryString(query)}`, options);
+  }
+
+  /** `GET /v1/whoami`: whether the token is the admin's or a session's (any valid token). */
+  whoami(options: CallOptions = {}): Promise<Whoami> {
+    return this.get('whoami', '/v1/whoami', options);
   }
 
   /** `GET /healthz`: resolves when the server and its database answer. A read: fails fast unless `retry` is passed. */

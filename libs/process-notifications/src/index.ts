@@ -13,6 +13,16 @@ export { runMigrationsExclusively } from './persistence/migration-lock.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, PendingNotificationView, SessionView } from './process-notifications.views.js';
 export type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
+export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';
+export type {
+  AdminLoopQuery,
+  AdminLoopView,
+  AdminPage,
+  AdminPageRequest,
+  AdminSessionView,
+  NodeView,
+  NotificationLocationView,
+} from './admin/admin-views.js';
 
 export { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 export { ProcessCompletionNotificationDto } from './commands/notify-process-completion/process-completion-notification.dto.js';
@@ -44,6 +54,7 @@ export { IdempotencyCollisionError } from './errors/idempotency-collision.error.
 export { DeliveryStoppedError } from './errors/delivery-stopped.error.js';
 export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
 export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
+export { CommandNotJournaledError } from './errors/command-not-journaled.error.js';
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 export { LoopLimitError } from './errors/loop-limit.error.js';
 export { OwnerUnavailableError } from './errors/owner-unavailable.error.js';

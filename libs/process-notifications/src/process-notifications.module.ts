@@ -29,6 +29,7 @@ import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './cluster/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
 import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
+import { AdminQueries } from './admin/admin-queries.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -54,8 +55,9 @@ import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
     ConsumeProcessNotificationHandler,
     PublishProcessLifecycleHandler,
     ProcessNotificationsService,
+    AdminQueries,
   ],
-  exports: [ProcessNotificationsService],
+  exports: [ProcessNotificationsService, AdminQueries],
 })
 export class ProcessNotificationsModule extends ConfigurableModuleClass {
   /**

@@ -9,6 +9,7 @@ import { SessionLeases1764800000000 } from './migrations/1764800000000-session-l
 import { ConsumedIndex1764900000000 } from './migrations/1764900000000-consumed-index.migration.js';
 import { ProcessOutcomes1765000000000 } from './migrations/1765000000000-process-outcomes.migration.js';
 import { ProcessOutcomeEntity } from './process-outcome.entity.js';
+import { AdminCounts1765100000000 } from './migrations/1765100000000-admin-counts.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -19,6 +20,7 @@ export const PN_MIGRATIONS = [
   SessionLeases1764800000000,
   ConsumedIndex1764900000000,
   ProcessOutcomes1765000000000,
+  AdminCounts1765100000000,
 ];
 
 /**

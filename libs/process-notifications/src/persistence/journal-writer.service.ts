@@ -21,6 +21,7 @@ import { JournalReadConnection } from './journal-read-connection.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
 import { JournalFencing } from './journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
+import { JournalCounters } from './journal-counters.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -76,6 +77,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly probe: JournalHealthProbe;
   private readonly fencing: JournalFencing;
   private readonly hint: JournalCommitHint;
+  private readonly counters: JournalCounters;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -100,6 +102,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     );
     this.fencing = new JournalFencing(leases);
     this.hint = new JournalCommitHint(leases.enabled);
+    this.counters = new JournalCounters(dataSource);
     this.queue = new JournalWriteQueue(
       {
         run: (batch) => this.runBatch(batch),
@@ -221,7 +224,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.queue.enqueue(run, timeoutMs, () => this.fencing.fenceFor(sessionId));
   }
 
-  // One batch in one transaction: each job inside its fence, then the commit hint.
+  // One batch in one transaction: each job inside its fence, then the admin counts and the commit hint.
   private async runBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
     const result = await this.transactions.run(async (manager) => {
       const holds = this.fencing.inTransaction(manager);
@@ -231,10 +234,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
           outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
         else outcomes.push(await job.run(manager));
       }
-      await this.hint.send(
-        manager,
-        outcomes.flatMap((outcome) => outcome.written),
-      );
+      const written = outcomes.flatMap((outcome) => outcome.written);
+      // The admin counts commit with the records that change them.
+      await this.counters.apply(manager, written);
+      await this.hint.send(manager, written);
       return outcomes;
     });
     if (!('value' in result)) return result;
