@@ -7,32 +7,11 @@ import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js'
 import { lifecycleRecord, notification } from '../support/test-app.js';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
 import { isUnder, newTraceparent, only } from './support/trace-context.js';
+import { openSession, post } from './support/traced-http.js';
 
 const RECORD_MODULES = fileURLToPath(new URL('./fixtures/record-modules.mjs', import.meta.url));
 const SERVER_SPAN = 2;
 const ERROR = 2;
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function post(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-/** A session with one native loop on the real server at `url`. */
-async function openSession(url: string): Promise<{ sessionId: string; loopId: string; token: string }> {
-  const session = await post(`${url}/v1/sessions`, SERVER_ADMIN_TOKEN, {});
-  const { session_id: sessionId, token } = session.body as { session_id: string; token: string };
-  const loop = await post(`${url}/v1/sessions/${sessionId}/loops`, token, {});
-  return { sessionId, token, loopId: loop.body.loop_id as string };
-}
 
 // The real server exporting to the test's own OTLP receiver (spec section 13).
 describe('tracing: the server with OTEL_EXPORTER_OTLP_ENDPOINT (http/json)', () => {
