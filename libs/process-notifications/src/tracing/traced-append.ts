@@ -1,5 +1,5 @@
-import type { JournalWriter } from '../database/journal-writer.service.js';
-import type { JournalAppend, JournalDraft } from '../journal/journal-draft.interface.js';
+import type { JournalWriter } from '../persistence/journal-writer.service.js';
+import type { JournalAppend, JournalDraft } from '../persistence/journal-draft.interface.js';
 import { inSpan } from './library-tracer.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from './trace-names.js';
 
