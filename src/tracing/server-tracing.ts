@@ -43,9 +43,9 @@ export async function startServerTracing(env: NodeJS.ProcessEnv = process.env): 
         },
       }),
       // Fastify's own (Nest 12 is past what the Nest instrumentation supports): the request and
-      // its route, on every Fastify instance as it is created. Exceptions are not recorded: their
-      // messages may quote the input.
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, recordExceptions: false }),
+      // its route, on every Fastify instance as it is created; not a span per hook. Exceptions are
+      // not recorded: their messages may quote the input.
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, recordExceptions: false, instrumentHooks: false }),
       new PgInstrumentation(),
       new PinoInstrumentation(),
     ],
