@@ -2,6 +2,7 @@
 import { StderrReporter } from './stderr.reporter.js';
 import { SupervisorOptionsParser, USAGE } from './supervisor-options.parser.js';
 import { Supervisor } from './supervisor.js';
+import { SupervisorTracing } from './supervisor-tracing.js';
 import { UsageError } from './usage.error.js';
 
 /*
@@ -22,7 +23,13 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  return new Supervisor(parsed.options, new StderrReporter(parsed.options.quiet)).run();
+  // One trace per run, flushed before the process exits with the command's status.
+  const tracing = await SupervisorTracing.start(process.env);
+  try {
+    return await tracing.run(() => new Supervisor(parsed.options, new StderrReporter(parsed.options.quiet), tracing).run());
+  } finally {
+    await tracing.shutdown();
+  }
 }
 
 // Exit only once what was written to stdout and stderr is out.

@@ -4,7 +4,7 @@ import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { rememberRequestTrace } from './request-trace.js';
 import { serviceNameDefault } from './tracing-requested.js';
@@ -34,6 +34,13 @@ export async function startServerTracing(env: NodeJS.ProcessEnv = process.env): 
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   const sdk = new NodeSDK({
     serviceName: serviceNameDefault(env, 'process-notifications'),
+    // Not the process detector: its process.command_args and process.command are a command line.
+    resource: resources.resourceFromAttributes({
+      'process.pid': process.pid,
+      'process.runtime.name': 'nodejs',
+      'process.runtime.version': process.versions.node,
+    }),
+    resourceDetectors: [resources.envDetector, resources.hostDetector],
     instrumentations: [
       // Headers (tokens) and bodies (payloads) are never recorded: the defaults record neither.
       new HttpInstrumentation({

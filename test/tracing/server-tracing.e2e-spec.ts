@@ -76,6 +76,8 @@ describe('tracing: the server with OTEL_EXPORTER_OTLP_ENDPOINT (http/json)', () 
     // No token, no payload.
     const exported = receiver.rawBodies.join('\n');
     for (const secret of [session.token, SERVER_ADMIN_TOKEN, body.process_handle as string]) expect(exported).not.toContain(secret);
+    // Nor the process's command line as a resource attribute.
+    expect(exported).not.toContain('process.command');
   });
 
   it('answers an identical retry under another trace duplicate: trace context is not part of the fingerprint, nor journaled', async () => {
