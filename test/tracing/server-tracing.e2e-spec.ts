@@ -142,39 +142,6 @@ describe('tracing: the server with OTEL_EXPORTER_OTLP_ENDPOINT (http/json)', () 
     expect(refused.attributes[A.sequence]).toBe(span.attributes[A.sequence]);
   });
 
-  it('gives 24 concurrent deliveries a trace each, and each journal batch one span linked to every caller it committed', async () => {
-    const callers = Array.from({ length: 24 }, () => newTraceparent());
-    const bodies = callers.map(() => notification(session.sessionId, session.loopId));
-    const answers = await Promise.all(
-      callers.map((caller, i) => post(completions(), session.token, bodies[i], { traceparent: caller.traceparent })),
-    );
-    expect(answers.map((answer) => answer.body.disposition)).toEqual(callers.map(() => 'accepted'));
-
-    const appendOf = (traceId: string): ReceivedSpan | undefined => receiver.trace(traceId).find((span) => span.name === N.journalAppend);
-    const commitsLinking = (append: ReceivedSpan): ReceivedSpan[] =>
-      receiver.spans.filter((span) => span.name === N.journalCommit && span.links.some((link) => link.spanId === append.spanId));
-    await receiver.waitFor(
-      () => callers.every((caller) => appendOf(caller.traceId) && commitsLinking(appendOf(caller.traceId)!).length > 0),
-      'every caller’s append, linked from a batch span',
-    );
-    const commits = new Set<ReceivedSpan>();
-    callers.forEach((caller, i) => {
-      const trace = receiver.trace(caller.traceId);
-      // Its own trace: one delivery, this one.
-      expect(only(trace, N.notify).attributes[A.commandId]).toBe(bodies[i]!.command_id);
-      const append = only(trace, N.journalAppend);
-      const linking = commitsLinking(append);
-      expect(linking).toHaveLength(1);
-      expect(linking[0]!.links).toContainEqual({ traceId: caller.traceId, spanId: append.spanId });
-      commits.add(linking[0]!);
-    });
-    // Group commit stays visible: at least one batch committed several callers' records, as one span.
-    const sizes = [...commits].map((commit) => commit.links.length);
-    expect(Math.max(...sizes)).toBeGreaterThan(1);
-    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(24);
-    for (const commit of commits) expect(commit.attributes[A.batchSize]).toBeGreaterThanOrEqual(commit.links.length);
-  });
-
   it('refuses with the problem’s code: a notification for a loop that does not exist', async () => {
     const caller = newTraceparent();
     const answer = await post(completions(), session.token, notification(session.sessionId, randomUUID()), {
