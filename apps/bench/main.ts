@@ -14,6 +14,7 @@ import type { RestoreResult, RestoreRow } from './restore-row.interface.js';
 import { restoreRows } from './restore.rows.js';
 import { restoreTable } from './restore-table.js';
 import { resultsTable } from './results-table.js';
+import { tracingRows } from './tracing.rows.js';
 
 // Fixed work per row, so runs compare; BENCH_ITEMS overrides it for a quick look. The warm-up is
 // as long as the start-up transient of the full notify path: its first 5,000 items in memory run
@@ -49,6 +50,7 @@ const producers: Array<() => BenchRow[]> = [
   () => rawSqliteFloorRows({ items: ITEMS, warmup: WARMUP, batch: 64 }),
   () => notifyPathRows({ items: ITEMS, warmup: WARMUP }),
   () => lifecyclePublishRows({ items: ITEMS, warmup: WARMUP }),
+  () => tracingRows({ items: ITEMS, warmup: WARMUP }),
 ];
 
 type Runnable<T> = { id: string; floor?: string; ceiling?: string; run(): Promise<T> };

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { context, propagation } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isCanonicalUuid, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
@@ -102,6 +103,9 @@ export class OwnerForwarding implements OnModuleDestroy {
     headers[FORWARDED_HEADER] = this.service.nodeId;
     // The owner logs and echoes this node's request id, so both nodes' lines name one request.
     headers['x-request-id'] = requestId;
+    // One trace across both nodes: the owner's spans are children of this node's (while tracing
+    // runs; otherwise the client's traceparent was copied above and goes on unchanged).
+    propagation.inject(context.active(), headers);
     if (body.length > 0 || request.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
       const upstream = httpRequest(new URL(request.url ?? '/', base), {

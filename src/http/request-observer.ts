@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { REQUEST_ID_HEADER } from '../logging/request-id.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
+import { requestTraceOf } from '../tracing/request-trace.js';
 
 /** The label of every request that matched no route (never its path: paths carry ids). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -18,7 +19,8 @@ type ObservedRequest = FastifyRequest & { [OBSERVED]?: true; [REPLY]?: FastifyRe
 /**
  * The per-request work that needs no dependency injection, as Fastify hooks rather than Nest
  * middleware: the `X-Request-Id` header (`onRequest`) and, once the connection is done with the
- * request (`onResponse`, or `onRequestAbort` for a client that went away first), one JSON line at `info` (`request_id`, `method`, `route`, `status`, `duration_ms`;
+ * request (`onResponse`, or `onRequestAbort` for a client that went away first), one JSON line at `info` (`request_id`, `method`, `route`, `status`, `duration_ms`, and
+ * `trace_id` and `span_id` of its server span while tracing runs;
  * never headers, query strings or bodies) and `pn_http_requests_total` by route template and
  * status. Failures of authentication, routing and body parsing are included, which an
  * interceptor would not see. The route is the template the request matched
@@ -75,6 +77,8 @@ export class RequestObserver {
           route,
           status: reply.raw.statusCode,
           duration_ms: Math.round(reply.elapsedTime),
+          // While tracing runs: the request's server span (`trace_id`, `span_id`).
+          ...requestTraceOf(request.raw),
         },
         'request completed',
       );

@@ -3,6 +3,7 @@ import { StateDirectoryCommands } from './state-directory.commands.js';
 import { StderrReporter } from './stderr.reporter.js';
 import { SupervisorOptionsParser, USAGE } from './supervisor-options.parser.js';
 import { Supervisor } from './supervisor.js';
+import { SupervisorTracing } from './supervisor-tracing.js';
 import { UsageError } from './usage.error.js';
 
 /*
@@ -33,7 +34,14 @@ async function main(): Promise<number> {
       return new StateDirectoryCommands(parsed.stateDir, line(process.stdout), stderrLine).forget(parsed.commandId);
     case 'run': {
       parsed.warnings.forEach(stderrLine);
-      return new Supervisor(parsed.options, new StderrReporter(parsed.options.quiet)).run();
+      // One trace per run, flushed before the process exits with the command's status.
+      const tracing = await SupervisorTracing.start(process.env);
+      try {
+        const { options } = parsed;
+        return await tracing.run(() => new Supervisor(options, new StderrReporter(options.quiet), tracing).run());
+      } finally {
+        await tracing.shutdown();
+      }
     }
   }
 }

@@ -13,6 +13,7 @@ import { StateDirectoryStore } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
 import type { StderrReporter } from './stderr.reporter.js';
 import type { SupervisorOptions } from './supervisor-options.interface.js';
+import type { SupervisorTracing } from './supervisor-tracing.js';
 import { UsageError } from './usage.error.js';
 
 type StopSignal = 'SIGTERM' | 'SIGINT';
@@ -65,9 +66,15 @@ export class Supervisor {
   constructor(
     private readonly options: SupervisorOptions,
     private readonly reporter: StderrReporter,
+    private readonly tracing?: SupervisorTracing,
   ) {
     this.store = new StateDirectoryStore(resolve(options.stateDir));
-    const client = new ProcessNotificationsClient({ baseUrl: options.server, token: options.token, retry: RETRY });
+    const client = new ProcessNotificationsClient({
+      baseUrl: options.server,
+      token: options.token,
+      retry: RETRY,
+      ...(tracing ? { fetch: tracing.fetch, propagateTraceContext: tracing.propagate, onRetry: tracing.retrying } : {}),
+    });
     this.deliverer = new EntryDeliverer(client, this.store, reporter, this.abort.signal, () => this.serverUnavailable());
   }
 
@@ -171,6 +178,7 @@ export class Supervisor {
     };
     // Durable before anything runs or is published.
     this.store.save(entry);
+    this.tracing?.describeRun({ sessionId: entry.session_id, loopId: entry.loop_id, commandId: entry.command_id });
     this.entry = entry;
     // What an agent that launched this waits for (spec section 14).
     if (options.ids) this.reporter.error(`command_id=${entry.command_id} process_handle=${entry.process_handle}`);

@@ -2,7 +2,7 @@
  * The admin read API (spec section 12.1), as the server sends it. Every route but `whoami` needs
  * the admin token.
  */
-import type { LoopEngine, LoopState, StopCause, TerminalReason, TerminalState } from './api.types.js';
+import type { LoopEngine, LoopState, StopCause, TerminalReason, TerminalState } from './vocabulary.js';
 
 /** Which loops `adminLoops` lists. */
 export type LoopFilter = 'all' | 'unconsumed' | 'full' | 'stopped' | 'stale';

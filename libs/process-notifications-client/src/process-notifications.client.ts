@@ -63,6 +63,13 @@ export interface ProcessNotificationsClientOptions {
   readonly requestTimeoutMs?: number;
   /** Injected `fetch`. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
+  /**
+   * Called before every request (each attempt of a retried call too) with the headers it is about
+   * to send, to add the caller's trace context (`traceparent`, `tracestate`): the service then
+   * continues that trace. The client itself imports no tracing library; with OpenTelemetry:
+   * `propagateTraceContext: (headers) => propagation.inject(context.active(), headers)`.
+   */
+  readonly propagateTraceContext?: (headers: Record<string, string>) => void;
 }
 
 /** Options of one call. */
@@ -492,9 +499,19 @@ export class ProcessNotificationsClient {
   }
 
   /** `fetch`, with a failure to get an answer turned into a {@link NetworkError} (an abort by the caller is rethrown as is). */
-  private async fetchOnce(path: string, init: RequestInit, callerSignal?: AbortSignal): Promise<Response> {
+  private async fetchOnce(
+    path: string,
+    init: RequestInit & { headers: Record<string, string> },
+    callerSignal?: AbortSignal,
+  ): Promise<Response> {
+    const headers = { ...init.headers };
     try {
-      return await this.fetchFn(`${this.baseUrl}${path}`, init);
+      this.options.propagateTraceContext?.(headers);
+    } catch {
+      // Tracing never fails a call: the request goes out without the trace context.
+    }
+    try {
+      return await this.fetchFn(`${this.baseUrl}${path}`, { ...init, headers });
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       throw NetworkError.from(error, this.baseUrl);

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { context, trace, type SpanContext } from '@opentelemetry/api';
 import type { EntityManager } from 'typeorm';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
@@ -19,6 +20,8 @@ export interface Outcome<T> {
 export interface QueuedJob {
   run(manager: EntityManager): Promise<Outcome<unknown>>;
   readonly fence?: Fence;
+  /** The span of whoever queued it, when tracing runs: the batch's span links to it. */
+  readonly caller?: SpanContext;
 }
 
 /** What a batch's transaction answered: every job's outcome, or why none counts. */
@@ -79,7 +82,14 @@ export class JournalWriteQueue {
         reject(error);
         return;
       }
-      const job: Job = { run, fence: jobFence, resolve: resolve as (value: unknown) => void, reject, settled: false };
+      const job: Job = {
+        run,
+        fence: jobFence,
+        caller: trace.getSpanContext(context.active()),
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        settled: false,
+      };
       job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
       this.queue.push(job);
       if (!this.draining) {

@@ -22,6 +22,7 @@ import { JournalHealthProbe } from './journal-health-probe.js';
 import { JournalFencing } from './journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
+import { inCommitSpan } from '../tracing/commit-span.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -224,8 +225,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.queue.enqueue(run, timeoutMs, () => this.fencing.fenceFor(sessionId));
   }
 
-  // One batch in one transaction: each job inside its fence, then the admin counts and the commit hint.
-  private async runBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
+  // One batch in one transaction (one span, linked to every caller's): each job inside its fence,
+  // then the admin counts and the commit hint.
+  private runBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
+    return inCommitSpan(batch, () => this.commitBatch(batch));
+  }
+
+  private async commitBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
     const result = await this.transactions.run(async (manager) => {
       const holds = this.fencing.inTransaction(manager);
       const outcomes: Outcome<unknown>[] = [];

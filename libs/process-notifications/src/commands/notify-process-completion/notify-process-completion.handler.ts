@@ -1,16 +1,21 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
+import type { Span } from '@opentelemetry/api';
 import { firstValueFrom, map, race, ReplaySubject, type Observable } from 'rxjs';
 import { DeliveryStoppedError } from '../../errors/delivery-stopped.error.js';
 import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { UnsupportedEngineError } from '../../errors/unsupported-engine.error.js';
 import { ProcessNotificationDispatchRequestedEvent } from '../../events/process-notification-dispatch-requested.event.js';
 import { canonicalPayload } from '../../journal/canonical-payload.js';
+import type { JournalDraft } from '../../persistence/journal-draft.interface.js';
 import { JournalWriter } from '../../persistence/journal-writer.service.js';
 import { pendingFromPayload } from '../../loops/pending-from-payload.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';
 import { ShutdownSignal } from '../../lifecycle/shutdown-signal.service.js';
 import { SessionOwnership } from '../../cluster/session-ownership.service.js';
+import { inSpan } from '../../tracing/library-tracer.js';
+import { tracedAppend } from '../../tracing/traced-append.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../../tracing/trace-names.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { NotificationDelivery } from './notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './notify-process-completion.command.js';
@@ -37,30 +42,42 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     this.shuttingDown$ = this.shutdown.shutdown$.pipe(map((): LoopAnswer => SHUTTING_DOWN));
   }
 
-  async execute({ sessionId, notification }: NotifyProcessCompletionCommand): Promise<NotificationDelivery> {
+  /** One delivery, in a `pn.notify` span (spec section 13) with `pn.journal.append` and `pn.dispatch` under it. */
+  execute(command: NotifyProcessCompletionCommand): Promise<NotificationDelivery> {
+    const attributes = { [SPAN_ATTRIBUTES.sessionId]: command.sessionId.toLowerCase() };
+    return inSpan(SPAN_NAMES.notify, attributes, async (span) => {
+      const delivery = await this.deliver(command, span);
+      span.setAttribute(SPAN_ATTRIBUTES.disposition, delivery.disposition);
+      return delivery;
+    });
+  }
+
+  private async deliver({ sessionId, notification }: NotifyProcessCompletionCommand, span: Span): Promise<NotificationDelivery> {
     const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, notification);
     const caller = sessionId.toLowerCase();
+    const ids = { [SPAN_ATTRIBUTES.sessionId]: caller, [SPAN_ATTRIBUTES.loopId]: dto.loop_id, [SPAN_ATTRIBUTES.commandId]: dto.command_id };
+    span.setAttributes(ids);
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
     await this.ownership.own(dto.session_id);
     const loop = this.loops.require(dto.session_id, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 
     const payload = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
-    const { record, appended } = await this.journal.append({
-      sessionId: dto.session_id,
-      loopId: dto.loop_id,
-      kind: 'process_notification',
-      idempotencyId: dto.command_id,
-      payload,
-    });
+    const draft: JournalDraft = { sessionId: dto.session_id, loopId: dto.loop_id, kind: 'process_notification', idempotencyId: dto.command_id, payload };
+    const { record, appended } = await tracedAppend(draft, () => this.journal.append(draft));
+    span.setAttribute(SPAN_ATTRIBUTES.sequence, record.sequence);
     const pending = pendingFromPayload(payload, record.sequence, loop);
 
-    // Journaled: now the loop's turn (LoopSaga -> DispatchProcessNotificationHandler).
-    const reply = new ReplaySubject<LoopAnswer>(1);
-    this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, appended, reply));
-    // During shutdown the saga may already be unsubscribed: answer stopped rather than hang. The
-    // notification is journaled, so the restart restores it and the supervisor's retry finds it.
-    const answer = await firstValueFrom(race(reply, this.shuttingDown$));
+    const answer = await inSpan(SPAN_NAMES.dispatch, { ...ids, [SPAN_ATTRIBUTES.sequence]: record.sequence }, async (dispatchSpan) => {
+      // Journaled: now the loop's turn (LoopSaga -> DispatchProcessNotificationHandler).
+      const reply = new ReplaySubject<LoopAnswer>(1);
+      this.eventBus.publish(new ProcessNotificationDispatchRequestedEvent(pending, appended, reply));
+      // During shutdown the saga may already be unsubscribed: answer stopped rather than hang. The
+      // notification is journaled, so the restart restores it and the supervisor's retry finds it.
+      const loopAnswer = await firstValueFrom(race(reply, this.shuttingDown$));
+      dispatchSpan.setAttribute(SPAN_ATTRIBUTES.disposition, loopAnswer.disposition);
+      return loopAnswer;
+    });
     if (answer.disposition === 'stopped') throw new DeliveryStoppedError(loop.loopId, answer.cause, appended);
     return { disposition: answer.disposition, commandId: dto.command_id, sequence: record.sequence, appended };
   }

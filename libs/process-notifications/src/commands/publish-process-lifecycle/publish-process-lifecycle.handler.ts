@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { OwnerMismatchError } from '../../errors/owner-mismatch.error.js';
 import { ProcessBackgroundedEvent } from '../../events/process-backgrounded.event.js';
@@ -11,6 +12,9 @@ import { JournalWriter } from '../../persistence/journal-writer.service.js';
 import { SessionOwnership } from '../../cluster/session-ownership.service.js';
 import type { JournalDraft } from '../../persistence/journal-draft.interface.js';
 import { ProcessOutcomes } from '../../outcomes/process-outcomes.service.js';
+import { inSpan } from '../../tracing/library-tracer.js';
+import { tracedAppend } from '../../tracing/traced-append.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../../tracing/trace-names.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';
 import type { LifecyclePublication } from './lifecycle-publication.interface.js';
@@ -39,7 +43,14 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     private readonly outcomes: ProcessOutcomes,
   ) {}
 
-  async execute({ sessionId, record }: PublishProcessLifecycleCommand): Promise<LifecyclePublication> {
+  /** One record, in a `pn.lifecycle` span (spec section 13) with `pn.journal.append` under it. */
+  execute(command: PublishProcessLifecycleCommand): Promise<LifecyclePublication> {
+    const attributes = { [SPAN_ATTRIBUTES.sessionId]: command.sessionId.toLowerCase() };
+    // A lifecycle record has no disposition of its own: only a collision names one.
+    return inSpan(SPAN_NAMES.lifecycle, attributes, (span) => this.publish(command, span), { dispositions: ['collision'] });
+  }
+
+  private async publish({ sessionId, record }: PublishProcessLifecycleCommand, span: Span): Promise<LifecyclePublication> {
     const caller = sessionId.toLowerCase();
     // The contract checks the owner before validation: a record for another session is refused
     // as such even when it is also malformed.
@@ -51,6 +62,11 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
       throw new OwnerMismatchError(caller, claimed.toLowerCase());
     }
     const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, record);
+    span.setAttributes({
+      [SPAN_ATTRIBUTES.loopId]: dto.loop_id,
+      [SPAN_ATTRIBUTES.eventId]: dto.event_id,
+      [SPAN_ATTRIBUTES.kind]: dto.kind,
+    });
     await this.ownership.own(caller);
 
     // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
@@ -58,14 +74,16 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     const draft: JournalDraft = { sessionId: caller, loopId: dto.loop_id, kind: dto.kind, idempotencyId: dto.event_id, payload };
     // A record that names its notification links it in the same transaction (section 14), so the
     // outcome is there exactly when the record is.
-    const { record: entry, appended } =
+    const { record: entry, appended } = await tracedAppend(draft, () =>
       dto.command_id === undefined
-        ? await this.journal.append(draft)
-        : await this.journal.write(async (manager, journal) => {
+        ? this.journal.append(draft)
+        : this.journal.write(async (manager, journal) => {
             const append = await journal.append(draft);
             if (append.appended) await this.outcomes.link(manager, caller, append.record.sequence, dto);
             return append;
-          }, caller);
+          }, caller),
+    );
+    span.setAttribute(SPAN_ATTRIBUTES.sequence, entry.sequence);
     if (appended) {
       const published = Object.freeze(payload) as unknown as ProcessLifecycleRecord;
       this.eventBus.publish(new EVENT_OF[dto.kind](published, entry.sequence, entry.createdAt));
