@@ -11,8 +11,12 @@ import type { DataSource, QueryRunner } from 'typeorm';
  *
  * On PostgreSQL a connection that failed or stalled mid-query must not go back to the pool (a
  * stalled statement may still be queued on it). TypeORM's public `release()` returns it to the
- * pool, so the node-postgres client (what the runner's public `connect()` resolves to) is closed
- * first with its own public `end()`: node-postgres' pool never hands out a closed client again.
+ * pool, so the node-postgres client (what the runner's public `connect()` resolves to) is first
+ * marked as ending with its own public `end()`: node-postgres' pool drops an ending client at
+ * once on release and never hands it out again. `end()` alone is a goodbye that waits for the
+ * server to close the socket, which a stalled (or partitioned) server never does; so the socket
+ * (`client.connection.stream`, public in node-postgres' typings) is destroyed too. Nothing in
+ * the discard waits for the server's answer.
  */
 
 /**
@@ -43,18 +47,22 @@ export function sqliteConnectionOf(dataSource: DataSource): SqliteConnection | u
 // What the writer needs of a node-postgres pooled client.
 interface PostgresClient {
   end(): Promise<void>;
+  readonly connection: { readonly stream: { destroy(): void } };
 }
 
 /**
- * Gives a PostgreSQL query runner's connection up for good: closed, then released, so the pool
- * drops it and opens a new one for the next transaction. Never throws.
+ * Gives a PostgreSQL query runner's connection up for good: marked as ending, its socket
+ * destroyed, then released, so the pool drops it and opens a new one for the next transaction.
+ * Bounded whatever the server does (nothing waits for its answer); never throws.
  */
 export async function discardPostgresConnection(runner: QueryRunner): Promise<void> {
   if (runner.isReleased) return;
   try {
     const client = (await runner.connect()) as PostgresClient;
-    // Not awaited: a client with a stalled statement ends when its socket is destroyed.
+    // Not awaited: it resolves when the socket has closed. It marks the client as ending first,
+    // which is what makes the pool drop it on release.
     client.end().catch(() => undefined);
+    client.connection.stream.destroy();
   } catch {
     // No connection was ever obtained: there is nothing to close.
   }
