@@ -63,7 +63,13 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 
     const payload = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
-    const draft: JournalDraft = { sessionId: dto.session_id, loopId: dto.loop_id, kind: 'process_notification', idempotencyId: dto.command_id, payload };
+    const draft: JournalDraft = {
+      sessionId: dto.session_id,
+      loopId: dto.loop_id,
+      kind: 'process_notification',
+      idempotencyId: dto.command_id,
+      payload,
+    };
     const { record, appended } = await tracedAppend(draft, () => this.journal.append(draft));
     span.setAttribute(SPAN_ATTRIBUTES.sequence, record.sequence);
     const pending = pendingFromPayload(payload, record.sequence, loop);
