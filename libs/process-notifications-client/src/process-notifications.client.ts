@@ -94,6 +94,21 @@ interface RequestSpec {
 
 const segment = (value: string): string => encodeURIComponent(value);
 
+/** A response body's chunks, through its reader: not every browser iterates a ReadableStream. */
+async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array, void, undefined> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /**
  * A typed client of the process notifications REST API (v1). Plain `fetch`, no
  * dependencies. Error answers are thrown as {@link ProblemError}, failures to get an answer
@@ -109,7 +124,8 @@ export class ProcessNotificationsClient {
   constructor(private readonly options: ProcessNotificationsClientOptions) {
     this.baseUrl = String(options.baseUrl).replace(/\/+$/, '');
     this.retryPolicy = options.retry instanceof RetryPolicy ? options.retry : new RetryPolicy(options.retry);
-    this.fetchFn = options.fetch ?? globalThis.fetch;
+    // Called through a wrapper: a browser's fetch throws when called as a method of another object.
+    this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   }
 
@@ -209,7 +225,7 @@ export class ProcessNotificationsClient {
         if (!response.ok) throw await this.problemOf(response);
         const decoder = new SseDecoder();
         const text = new TextDecoder();
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        for await (const chunk of chunksOf(response.body)) {
           for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
             if (event.id !== undefined) lastEventId = event.id;
             failures = 0;
