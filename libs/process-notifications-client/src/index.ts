@@ -3,6 +3,7 @@
  * Users who write their own supervisor in Node start here; the supervisor CLI uses it too.
  */
 export type * from './api.types.js';
+export type * from './admin.types.js';
 export { NetworkError } from './network.error.js';
 export { ProblemError } from './problem.error.js';
 export { RetryPolicy, type RetryPolicyOptions, type Sleep } from './retry-policy.js';

@@ -1,4 +1,14 @@
 import type {
+  AdminLoopsPage,
+  AdminLoopsQuery,
+  AdminSessionsPage,
+  Nodes,
+  NotificationLocations,
+  PageQuery,
+  Refusals,
+  Whoami,
+} from './admin.types.js';
+import type {
   CompletionDelivery,
   Consumption,
   CreateSessionRequest,
@@ -93,6 +103,13 @@ interface RequestSpec {
 }
 
 const segment = (value: string): string => encodeURIComponent(value);
+
+/** `?a=1&b=x` from the defined entries of `query`; empty when there are none. */
+function queryString(query: object): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+  return search.size > 0 ? `?${search}` : '';
+}
 
 /** A response body's chunks, through its reader: not every browser iterates a ReadableStream. */
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array, void, undefined> {
@@ -192,16 +209,42 @@ export class ProcessNotificationsClient {
 
   /** `GET /v1/sessions/:sid/journal?after=N&limit=M`: one page of the session's journal. */
   journal(sessionId: string, query: JournalQuery = {}, options: CallOptions = {}): Promise<JournalPage> {
-    const search = new URLSearchParams();
-    if (query.after !== undefined) search.set('after', String(query.after));
-    if (query.limit !== undefined) search.set('limit', String(query.limit));
-    const suffix = search.size > 0 ? `?${search}` : '';
-    return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${suffix}`, options);
+    return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${queryString(query)}`, options);
   }
 
   /** `GET /healthz`: resolves when the server and its database answer. */
   health(options: CallOptions = {}): Promise<Health> {
     return this.get('health', '/healthz', options);
+  }
+
+  /** `GET /v1/whoami`: whether the token is the admin's or which session's (any valid token). */
+  whoami(options: CallOptions = {}): Promise<Whoami> {
+    return this.get('whoami', '/v1/whoami', options);
+  }
+
+  /** `GET /v1/admin/sessions` (admin token): one page of every session, newest first. */
+  adminSessions(query: PageQuery = {}, options: CallOptions = {}): Promise<AdminSessionsPage> {
+    return this.get('adminSessions', `/v1/admin/sessions${queryString(query)}`, options);
+  }
+
+  /** `GET /v1/admin/loops` (admin token): one page of loops, newest first, filtered. */
+  adminLoops(query: AdminLoopsQuery = {}, options: CallOptions = {}): Promise<AdminLoopsPage> {
+    return this.get('adminLoops', `/v1/admin/loops${queryString(query)}`, options);
+  }
+
+  /** `GET /v1/admin/notifications/:command_id` (admin token): where each session journaled that id; 404 `not_found` when none has. */
+  findNotification(commandId: string, options: CallOptions = {}): Promise<NotificationLocations> {
+    return this.get('findNotification', `/v1/admin/notifications/${segment(commandId)}`, options);
+  }
+
+  /** `GET /v1/admin/nodes` (admin token): the nodes sharing the database. */
+  nodes(options: CallOptions = {}): Promise<Nodes> {
+    return this.get('nodes', '/v1/admin/nodes', options);
+  }
+
+  /** `GET /v1/admin/refusals` (admin token): what this node refused lately, newest first. */
+  refusals(query: { readonly limit?: number } = {}, options: CallOptions = {}): Promise<Refusals> {
+    return this.get('refusals', `/v1/admin/refusals${queryString(query)}`, options);
   }
 
   /**
