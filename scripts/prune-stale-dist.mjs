@@ -11,6 +11,8 @@ const OUTPUTS = [
   { dist: 'libs/process-notifications-client/dist', sources: 'libs/process-notifications-client/src' },
 ];
 const COMPILED = /\.(?:js|js\.map|d\.ts|d\.ts\.map)$/;
+// Written by Vite (the web console), not compiled from a TypeScript file beside it.
+const BUNDLED = join('dist', 'console', '');
 
 function* files(directory) {
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
@@ -23,7 +25,7 @@ function* files(directory) {
 for (const { dist, sources } of OUTPUTS) {
   if (!existsSync(dist)) continue;
   for (const file of files(dist)) {
-    if (!COMPILED.test(file)) continue;
+    if (!COMPILED.test(file) || file.startsWith(BUNDLED)) continue;
     const source = join(sources, relative(dist, file).replace(COMPILED, '.ts'));
     if (!existsSync(source)) rmSync(file);
   }
