@@ -18,6 +18,9 @@ import { ProcessLifecycleController } from './sessions/process-lifecycle.control
 import { ProcessNotificationsController } from './sessions/process-notifications.controller.js';
 import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { AdminController } from './admin/admin.controller.js';
+import { RefusalLog } from './admin/refusal-log.service.js';
+import { WhoamiController } from './admin/whoami.controller.js';
 
 // Every request, matched or not. Fastify's middleware matcher (Nest's FastifyAdapter) does not
 // match the optional-group form `{/*splat}` that Nest's documentation gives for Express.
@@ -50,6 +53,8 @@ export class AppModule implements NestModule {
         ProcessNotificationsController,
         ProcessLifecycleController,
         JournalController,
+        AdminController,
+        WhoamiController,
         HealthController,
         MetricsController,
       ],
@@ -60,6 +65,7 @@ export class AppModule implements NestModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         SessionEventStream,
         MetricsService,
+        RefusalLog,
       ],
     };
   }

@@ -4,6 +4,7 @@ import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { RefusalLog } from '../admin/refusal-log.service.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -19,6 +20,7 @@ export class ProcessLifecycleController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
+    private readonly refusals: RefusalLog,
   ) {}
 
   @Post()
@@ -47,7 +49,10 @@ export class ProcessLifecycleController {
     @JsonBody() record: unknown,
     @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<LifecyclePublicationDto> {
-    const publication = await this.service.publishProcessLifecycle(sessionId, record);
+    const publication = await this.service.publishProcessLifecycle(sessionId, record).catch((error: unknown) => {
+      this.refusals.record('lifecycle', sessionId, record, error);
+      throw error;
+    });
     // Published, so the library validated the record: its kind is one of the five.
     if (publication.appended) {
       this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { RefusalLog } from '../admin/refusal-log.service.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -24,6 +25,7 @@ export class ProcessNotificationsController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
+    private readonly refusals: RefusalLog,
   ) {}
 
   @Post('process-completions')
@@ -57,6 +59,7 @@ export class ProcessNotificationsController {
   ): Promise<ProcessCompletionDeliveryDto> {
     const delivery = await this.service.notifyProcessCompletion(sessionId, notification).catch((error: unknown) => {
       this.metrics.countRefusedDelivery(error);
+      this.refusals.record('completion', sessionId, notification, error);
       throw error;
     });
     this.metrics.countDelivery(delivery.disposition);

@@ -9,6 +9,9 @@ const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', '.git', 'data', 'report
 
 // A `file:line` or `file:line:col` reference to a file of the repository, in prose or inline code.
 const FILE_LINE = /(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.(?:ts|js|mjs|cjs|json|md|sh|sql|ya?ml)):(\d+)(?::(\d+))?/g;
+// A file named in inline code, such as `test/journal/retention.int-spec.ts` (globs, placeholders
+// and build output are not files of the repository).
+const CODE_FILE = /`([^`\s*<>]+\.(?:ts|js|mjs|cjs|json|md|sh|sql|ya?ml))`/g;
 // An inline link or image, `[text](target)` or `[text](target "title")`, and a reference definition.
 const INLINE_LINK = /!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/;
@@ -74,11 +77,13 @@ export function repositoryFiles(root: string): string[] {
 }
 
 /**
- * Every relative link (file and `#anchor`) and every `file:line[:col]` reference of the given
- * Markdown files (paths relative to `root`) that does not resolve. A link must stay inside the
+ * Every relative link (file and `#anchor`), every `file:line[:col]` reference and every file
+ * named in inline code of the given Markdown files (paths relative to `root`) that does not
+ * resolve. A link must stay inside the
  * repository. A `file:line` path is read from the repository's root, from the document's folder,
  * or as the end of exactly one file's path (so `database/journal-rows.ts:57` may name the
- * library's file); the line must exist, and the column must fall within it.
+ * library's file); the line must exist, and the column must fall within it. A file named in inline
+ * code must exist under one of those readings (`main.ts` may be any of several).
  */
 export function brokenReferences(root: string, documents: readonly string[]): BrokenReference[] {
   const broken: BrokenReference[] = [];
@@ -88,6 +93,14 @@ export function brokenReferences(root: string, documents: readonly string[]): Br
     let anchors = anchorCache.get(file);
     if (!anchors) anchorCache.set(file, (anchors = anchorsOf(readFileSync(file, 'utf8'))));
     return anchors;
+  };
+
+  // A path read from the repository's root or the document's folder, else the one file whose
+  // path ends with it.
+  const locate = (file: string, folder: string): { target?: string; bySuffix: string[] } => {
+    const direct = [resolve(root, file), resolve(folder, file)].find((candidate) => existsSync(candidate));
+    const bySuffix = direct ? [] : files.filter((known) => known === file || known.endsWith(`/${file}`));
+    return { target: direct ?? (bySuffix.length === 1 ? resolve(root, bySuffix[0]!) : undefined), bySuffix };
   };
 
   for (const document of documents) {
@@ -123,9 +136,7 @@ export function brokenReferences(root: string, documents: readonly string[]): Br
       }
 
       for (const [reference, file, lineText, columnText] of line.text.matchAll(FILE_LINE)) {
-        const candidates = [resolve(root, file!), resolve(folder, file!)].filter((candidate) => existsSync(candidate));
-        const bySuffix = files.filter((known) => known === file || known.endsWith(`/${file}`));
-        const target = candidates[0] ?? (bySuffix.length === 1 ? resolve(root, bySuffix[0]!) : undefined);
+        const { target, bySuffix } = locate(file!, folder);
         if (!target) {
           const why = bySuffix.length > 1 ? `ambiguous (${bySuffix.join(', ')}); give more of the path` : 'no such file';
           broken.push(`${where(line)}: ${reference}: ${why}`);
@@ -144,6 +155,12 @@ export function brokenReferences(root: string, documents: readonly string[]): Br
             broken.push(`${where(line)}: ${reference}: line ${lineNumber} of ${relative(root, target)} has ${length} characters`);
           }
         }
+      }
+
+      for (const [, file] of line.text.matchAll(CODE_FILE)) {
+        if (file!.startsWith('dist/') || file!.includes('/dist/')) continue;
+        const { target, bySuffix } = locate(file!, folder);
+        if (!target && bySuffix.length === 0) broken.push(`${where(line)}: \`${file}\`: no such file`);
       }
     }
   }

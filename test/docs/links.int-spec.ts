@@ -21,7 +21,7 @@ const documents = (): string[] => [
 ];
 
 describe('the documentation', () => {
-  it('has only links and file:line references that resolve', () => {
+  it('has only links, file:line references and named files that resolve', () => {
     expect(documents()).toEqual(
       expect.arrayContaining([
         'README.md',
@@ -111,6 +111,12 @@ describe('the documentation check', () => {
     expect(tableOfContentsGaps(root, ['docs/short.md'], 20)).toEqual([]);
     expect(tableOfContentsGaps(root, ['docs/complete.md', 'docs/gap.md'], 5)).toEqual([
       'docs/gap.md:9: "## Two: the second" is not in the table of contents (add - [Two: the second](#two-the-second))',
+    ]);
+  });
+
+  it('reports a file named in inline code that does not exist', () => {
+    expect(check('`database/rows.ts`, `rows.ts`, `src/**/*.ts`, `dist/gone.js`, `reports/<part>.json`, `database/gone.ts`\n')).toEqual([
+      'README.md:1: `database/gone.ts`: no such file',
     ]);
   });
 

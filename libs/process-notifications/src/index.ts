@@ -11,6 +11,16 @@ export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './database/journ
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
+export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';
+export type {
+  AdminLoopQuery,
+  AdminLoopView,
+  AdminPage,
+  AdminPageRequest,
+  AdminSessionView,
+  NodeView,
+  NotificationLocationView,
+} from './admin/admin-views.js';
 
 export { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 export { ProcessCompletionNotificationDto } from './commands/notify-process-completion/process-completion-notification.dto.js';
@@ -42,6 +52,7 @@ export { IdempotencyCollisionError } from './errors/idempotency-collision.error.
 export { DeliveryStoppedError } from './errors/delivery-stopped.error.js';
 export { JournalUnavailableError } from './errors/journal-unavailable.error.js';
 export { NotificationNotFoundError } from './errors/notification-not-found.error.js';
+export { CommandNotJournaledError } from './errors/command-not-journaled.error.js';
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 export { LoopLimitError } from './errors/loop-limit.error.js';
 export { OwnerUnavailableError } from './errors/owner-unavailable.error.js';

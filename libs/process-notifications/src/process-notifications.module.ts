@@ -26,6 +26,7 @@ import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './database/session-leases.service.js';
 import { SessionOwnership } from './ownership/session-ownership.service.js';
+import { AdminQueries } from './admin/admin-queries.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -50,8 +51,9 @@ import { SessionOwnership } from './ownership/session-ownership.service.js';
     ConsumeProcessNotificationHandler,
     PublishProcessLifecycleHandler,
     ProcessNotificationsService,
+    AdminQueries,
   ],
-  exports: [ProcessNotificationsService],
+  exports: [ProcessNotificationsService, AdminQueries],
 })
 export class ProcessNotificationsModule extends ConfigurableModuleClass {
   /**

@@ -17,6 +17,7 @@ import { JournalRecordEntity } from './journal-record.entity.js';
 import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
+import { JournalCounters } from './journal-counters.js';
 import { isStoreFailure } from './store-failure.js';
 import { sqliteConnectionOf } from './sqlite-connection.js';
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
@@ -103,6 +104,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly queue: Job[] = [];
   private draining = false;
   private readonly rows: JournalRows;
+  private readonly counters: JournalCounters;
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
@@ -121,6 +123,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
     this.rows = new JournalRows(dataSource);
+    this.counters = new JournalCounters(dataSource);
     this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
@@ -424,6 +427,11 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
         }
         outcomes.push(await job.run(runner.manager));
       }
+      // The admin counts commit with the records that change them.
+      await this.counters.apply(
+        runner.manager,
+        outcomes.flatMap((outcome) => outcome.written),
+      );
       await this.notifyReaders(runner, outcomes);
     } catch (error) {
       await this.abort(runner, error);

@@ -41,6 +41,11 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   readonly enabled: boolean;
   readonly ttlMs: number;
   private url: string;
+
+  /** The base URL other nodes reach this one at, once advertised ('' before). */
+  get advertisedUrl(): string {
+    return this.url;
+  }
   // Sessions this node holds, with the epoch it acquired them at.
   private readonly held = new Map<string, number>();
   // Monotonic time until which this node's heartbeat row is known not to have expired.
@@ -211,8 +216,8 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     if (this.released) throw new Error('this node has released its leases');
     const sent = performance.now();
     await db.query(
-      `INSERT INTO pn_nodes (node_id, url, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (node_id) DO UPDATE SET url = EXCLUDED.url, expires_at = EXCLUDED.expires_at`,
+      `INSERT INTO pn_nodes (node_id, url, expires_at, heartbeat_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond', now())
+       ON CONFLICT (node_id) DO UPDATE SET url = EXCLUDED.url, expires_at = EXCLUDED.expires_at, heartbeat_at = EXCLUDED.heartbeat_at`,
       [this.nodeId, this.url, this.ttlMs],
     );
     if (this.aliveUntil > 0 && sent > this.aliveUntil) {

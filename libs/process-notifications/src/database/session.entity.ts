@@ -11,4 +11,8 @@ export class SessionEntity {
 
   @Column({ name: 'created_at', type: 'varchar', length: 32 })
   createdAt: string;
+
+  /** The session's highest journal sequence, 0 when none: written only by JournalCounters. */
+  @Column({ name: 'last_sequence', type: 'integer', insert: false, update: false })
+  lastSequence?: number;
 }

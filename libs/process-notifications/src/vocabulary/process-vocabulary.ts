@@ -74,6 +74,14 @@ export type LoopEngine = (typeof LOOP_ENGINES)[number];
 export const LOOP_STATES = ['running', 'stopped'] as const;
 export type LoopState = (typeof LOOP_STATES)[number];
 
+/**
+ * Filters of the admin loop list (spec section 12.1): every loop, those with unconsumed work,
+ * those whose next delivery answers `inbox_full`, stopped ones with unconsumed work, and those
+ * whose oldest unconsumed notification is older than a given age.
+ */
+export const LOOP_FILTERS = ['all', 'unconsumed', 'full', 'stopped', 'stale'] as const;
+export type LoopFilter = (typeof LOOP_FILTERS)[number];
+
 /** The stable `code` of every error the library throws (each `ProcessNotificationsError`). */
 export const ERROR_CODES = [
   'invalid_field',

@@ -1,0 +1,38 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { STOP_CAUSES, type StopCause } from 'nestjs-process-notifications';
+import { REFUSAL_CODES, type Refusal, type RefusalCode } from '../refusal-log.service.js';
+
+export class RefusalDto {
+  @ApiProperty({ format: 'date-time' })
+  readonly at: string;
+
+  @ApiProperty({ enum: REFUSAL_CODES })
+  readonly code: RefusalCode;
+
+  @ApiProperty({ format: 'uuid', description: 'The session of the route.' })
+  readonly session_id: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  readonly loop_id: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'A completion’s id; null for a lifecycle record.' })
+  readonly command_id: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'A lifecycle record’s id; null for a completion.' })
+  readonly event_id: string | null;
+
+  @ApiProperty({ enum: STOP_CAUSES, nullable: true, description: 'The delivery stopped cause, else null.' })
+  readonly cause: StopCause | null;
+
+  static from(refusal: Refusal): RefusalDto {
+    return {
+      at: refusal.at,
+      code: refusal.code,
+      session_id: refusal.sessionId,
+      loop_id: refusal.loopId,
+      command_id: refusal.commandId,
+      event_id: refusal.eventId,
+      cause: refusal.cause,
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../http/api-problems.decorator.js';
+import { AnyToken, RequestPrincipal, type Principal } from '../http/principal.js';
+import { WhoamiDto } from './dto/whoami.dto.js';
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@Controller('v1/whoami')
+export class WhoamiController {
+  /** Who the bearer token is (any valid token): the console asks before it shows anything. */
+  @Get()
+  @AnyToken()
+  @ApiOkResponse({
+    type: WhoamiDto,
+    examples: {
+      admin: { summary: 'The admin token', value: { kind: 'admin', session_id: null } },
+      session: { summary: 'A session token', value: { kind: 'session', session_id: '0192f3a4-5b6c-7d8e-9f01-23456789abcd' } },
+    },
+  })
+  @ApiProblems('unauthorized')
+  whoami(@RequestPrincipal() principal: Principal): WhoamiDto {
+    return WhoamiDto.from(principal);
+  }
+}
