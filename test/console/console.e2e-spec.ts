@@ -124,8 +124,7 @@ describeBrowser('the web console in a browser', () => {
     await expectAccessible(opened, 'sessions');
 
     // The token is in the Authorization header and sessionStorage, nowhere else.
-    expect(opened.authorizations.length).toBeGreaterThan(0);
-    expect(new Set(opened.authorizations)).toEqual(new Set([`Bearer ${SERVER_ADMIN_TOKEN}`]));
+    expect(new Set(opened.authorizations)).toEqual(new Set(['Bearer not-a-token-of-this-server', `Bearer ${SERVER_ADMIN_TOKEN}`]));
     expect(opened.requests.filter((url) => url.includes(SERVER_ADMIN_TOKEN))).toEqual([]);
     expect(Object.values(await opened.sessionStorage())).toEqual([SERVER_ADMIN_TOKEN]);
     expect(await browser.context.cookies()).toEqual([]);
@@ -192,13 +191,14 @@ describeBrowser('the web console in a browser', () => {
   });
 
   it('shows a delivery made through the API on an open loop view within 2 s, without a reload', async () => {
-    const opened = await open(`/console/sessions/${seeded.sessionId}/loops/${seeded.idleLoopId}`);
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.idleLoopId}`);
     const page = opened.page;
-    await heading(page, `Loop ${seeded.idleLoopId}`);
+    await heading(page, `Loop ${session.idleLoopId}`);
     await page.getByText('No notification is pending.').waitFor();
     await page.getByText('Live: new records appear').waitFor();
-    const delivered = completion(seeded.sessionId, seeded.idleLoopId, 'live-delivery');
-    const client = new ProcessNotificationsClient({ baseUrl: server.url, token: seeded.token });
+    const delivered = completion(session.sessionId, session.idleLoopId, 'live-delivery');
+    const client = new ProcessNotificationsClient({ baseUrl: server.url, token: session.token });
     const { sequence } = await client.deliverCompletion(delivered);
     const started = Date.now();
     await page.locator(`table.timeline tr[data-sequence="${sequence}"]`).waitFor({ timeout: 2_000 });
@@ -286,7 +286,8 @@ describeBrowser('the web console in a browser', () => {
       expect((await shownLoops()).sort()).toEqual([...loops].sort());
     };
     await expectFilter('unconsumed', [seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId]);
-    await expectFilter('full', [seeded.fullLoopId]);
+    // The stopped loop holds as many as its capacity: its next delivery would answer inbox_full too.
+    await expectFilter('full', [seeded.fullLoopId, seeded.stoppedLoopId]);
     await expectFilter('stopped', [seeded.stoppedLoopId]);
     await expectFilter('stale', []);
     const olderThan = page.getByLabel('Older than (seconds)');
@@ -380,7 +381,8 @@ describeBrowser('the web console in a browser', () => {
     await page.getByRole('link', { name: seeded.sessionId }).click();
     await page.getByRole('link', { name: seeded.busyLoopId }).click();
     await heading(page, `Loop ${seeded.busyLoopId}`);
-    expect(await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd').innerText()).toBe('1');
+    // Counted from the session's journal as it streams in (the admin's count is the database's).
+    await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd', { hasText: /^1$/ }).waitFor();
     await expectAccessible(opened, 'loop (session token)');
     // Another session's address: the API's refusal, shown.
     await page.goto(`${server.url}/console/sessions/${other.sessionId}`);
@@ -391,7 +393,7 @@ describeBrowser('the web console in a browser', () => {
     expect(new Set(opened.authorizations)).toEqual(new Set([`Bearer ${seeded.token}`]));
   });
 
-  it('takes the two screenshots of the README from a seeded console', async () => {
+  it('takes the two screenshots of the docs from a seeded console', async () => {
     // A server of its own, so the pictures show only the seeded session, with the same ids every time.
     const shotsDir = tempDir();
     const shots = await ServerProcess.start({
@@ -477,7 +479,8 @@ describeBrowser('the web console across a server restart, and turned off', () =>
       await server.stop();
       dir.remove();
     }
-  });
+    // Two server starts, which take long on a busy machine.
+  }, 180_000);
 
   it('PN_CONSOLE=off answers 404 at /console and leaves the API', async () => {
     const dir = tempDir();

@@ -65,11 +65,13 @@ export interface AdminLoopsPage {
 export interface NotificationLocation {
   readonly session_id: string;
   readonly loop_id: string;
-  readonly loop_state: LoopState;
+  /** Null when the loop is gone. */
+  readonly loop_state: LoopState | null;
   readonly sequence: number;
-  readonly process_handle: string;
-  readonly state: ProcessState;
-  readonly reason: TerminalReason;
+  /** Null, with `state` and `reason`, once retention dropped the payload. */
+  readonly process_handle: string | null;
+  readonly state: ProcessState | null;
+  readonly reason: TerminalReason | null;
   readonly created_at: string;
   /** The consumed record's sequence; null while unconsumed. */
   readonly consumed_sequence: number | null;

@@ -62,6 +62,7 @@ export async function seedConsole(baseUrl: string, ids: SeedIds = {}): Promise<S
   // Opened oldest first: the admin list shows the newest first.
   for (const loopId of [idle, stopped, busy, full]) await client.openLoop(sessionId, { loop_id: loopId });
 
+  const pending = completion(sessionId, busy, 'npm-test', nextCommandId());
   const started = new Date(Date.now() - 90_000).toISOString();
   const finished = new Date(Date.now() - 5_000).toISOString();
   await client.publishLifecycle({
@@ -89,8 +90,9 @@ export async function seedConsole(baseUrl: string, ids: SeedIds = {}): Promise<S
     process_created_at: started,
     process_started_at: started,
     process_finished_at: finished,
+    // Section 14: the record reports the same run as the notification below.
+    command_id: pending.command_id,
   });
-  const pending = completion(sessionId, busy, 'npm-test', nextCommandId());
   await client.deliverCompletion(pending);
 
   const consumed = completion(sessionId, full, 'cargo-build', nextCommandId());

@@ -63,14 +63,10 @@ export function NotificationView(props: ViewProps & { route: Extract<ConsoleRout
                     <IdText id={entry.loop_id} />
                   </Link>
                 </td>
-                <td>{entry.loop_state}</td>
+                <td>{entry.loop_state ?? <span class="none">unknown</span>}</td>
                 <td class="number">{entry.sequence}</td>
-                <td>
-                  <code>{entry.process_handle}</code>
-                </td>
-                <td>
-                  {entry.state}/{entry.reason}
-                </td>
+                <td>{entry.process_handle ? <code>{entry.process_handle}</code> : <span class="none">dropped (retention)</span>}</td>
+                <td>{entry.state ? `${entry.state}/${entry.reason}` : <span class="none">dropped (retention)</span>}</td>
                 <td>
                   <Instant at={entry.created_at} />
                 </td>
