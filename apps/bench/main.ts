@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import type { BenchResult, BenchRow } from './bench-row.interface.js';
+import { adminPagesRows, type AdminPagesResult, type AdminPagesRow } from './admin-pages.rows.js';
+import { adminPagesTable } from './admin-pages-table.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
 import { httpRows } from './http.rows.js';
 import { httpTable } from './http-table.js';
@@ -24,6 +26,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // Journal size of the restore rows and how many starts they time (median reported).
 const RESTORE_RECORDS = Number(process.env.BENCH_RESTORE_RECORDS ?? 100_000);
 const RESTORE_RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 3);
+// The admin pages row: journal size, loops, loops per session, and timed calls per page.
+const ADMIN_RECORDS = Number(process.env.BENCH_ADMIN_RECORDS ?? 1_000_000);
+const ADMIN_LOOPS = Number(process.env.BENCH_ADMIN_LOOPS ?? 10_000);
+const ADMIN_RUNS = Number(process.env.BENCH_ADMIN_RUNS ?? 21);
 // Timed seconds per HTTP row, after a warm-up of fixed size.
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 const HTTP_CONNECTIONS = 64;
@@ -81,6 +87,10 @@ async function main(): Promise<void> {
     restoreRows({ records: RESTORE_RECORDS, runs: RESTORE_RUNS }),
     (r) => `${r.startSeconds.map((s) => s.toFixed(2)).join(', ')} s`,
   );
+  const admin = await runRows<AdminPagesRow, AdminPagesResult>(
+    adminPagesRows({ records: ADMIN_RECORDS, loops: ADMIN_LOOPS, loopsPerSession: 10, runs: ADMIN_RUNS }),
+    (r) => `slowest median ${Math.max(...r.pages.map((page) => page.medianMs)).toFixed(1)} ms per page`,
+  );
   const http = await runRows<HttpRow, HttpResult>(
     httpRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
     (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
@@ -98,6 +108,15 @@ async function main(): Promise<void> {
   if (restores.length) {
     console.log(`\nRestore: module start (application context init) on a file journal, median of ${RESTORE_RUNS} starts\n`);
     console.log(restoreTable(restores));
+  }
+  if (admin.length) {
+    const [first] = admin;
+    console.log(
+      `\nAdmin read API over HTTP on a SQLite file: ${ADMIN_RECORDS} journal records in ${ADMIN_LOOPS} loops (10 per session), ` +
+        `${ADMIN_RUNS} calls per page after one untimed; the start that migrated it (filling the counts from the journal) took ` +
+        `${first!.result.migrationSeconds.toFixed(1)} s\n`,
+    );
+    console.log(adminPagesTable(admin));
   }
   if (http.length) {
     console.log(

@@ -2,6 +2,8 @@ import { tempDir } from '../durability/support/temp-dir.js';
 import { expectProblem } from '../e2e/support/problem.js';
 import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { ADMIN_TOKEN } from '../e2e/support/http-test-app.js';
+import { ProblemError, ProcessNotificationsClient } from 'process-notifications-client';
 
 // Spec section 12.1 through the real server, on SQLite (a file, so it can restart) and on
 // PostgreSQL (a schema of its own per test): every route, filter and paging edge, the counts
@@ -376,7 +378,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     const record = lifecycleRecord(sessionId, loopId);
     await post('process-lifecycle', record).expect(201);
     await post('process-lifecycle', { ...record, process_handle: 'other' }).expect(422);
-    const foreignRecord = { ...lifecycleRecord(other.sessionId, loopId), secret: token };
+    const foreignRecord: Record<string, unknown> = { ...lifecycleRecord(other.sessionId, loopId), secret: token };
     await post('process-lifecycle', foreignRecord).expect(403);
     // Not refusals: bad input, and answers of other routes.
     await post('process-completions', { ...notification(sessionId, loopId), state: 'nope' }).expect(400);
@@ -421,5 +423,27 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
       ]);
       expect(Date.now() - Date.parse(nodes[0]!.last_heartbeat_at as string)).toBeLessThan(60_000);
     }
+  });
+
+  it('the typed client reads every admin route, and whoami with either token', async () => {
+    const { sessionId, token } = await openSession();
+    const loopId = await openLoop(sessionId);
+    const sent = notification(sessionId, loopId);
+    await deliver(sessionId, sent).expect(202);
+    const client = new ProcessNotificationsClient({ baseUrl: t.url, token: ADMIN_TOKEN });
+    const sessions = await client.adminSessions({ limit: 1 });
+    expect(sessions).toEqual({ sessions: [expect.objectContaining({ session_id: sessionId, unconsumed: 1 })], next_cursor: null });
+    const loops = await client.adminLoops({ filter: 'unconsumed', session_id: sessionId, older_than_s: 60 });
+    expect(loops.loops.map((loop) => [loop.loop_id, loop.unconsumed])).toEqual([[loopId, 1]]);
+    const found = await client.findNotification(sent.command_id as string);
+    expect(found.notifications.map((n) => [n.session_id, n.consumed_sequence])).toEqual([[sessionId, null]]);
+    expect((await client.nodes()).nodes).toHaveLength(1);
+    expect(await client.refusals({ limit: 5 })).toEqual({ refusals: [] });
+    expect(await client.whoami()).toEqual({ kind: 'admin', session_id: null });
+    expect(await client.withToken(token).whoami()).toEqual({ kind: 'session', session_id: sessionId });
+    const refused = await client.adminLoops({ limit: 0 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect((refused as ProblemError).problem).toMatchObject({ code: 'invalid_field', field: 'limit' });
+    await expect(client.withToken(token).adminSessions()).rejects.toMatchObject({ problem: { code: 'forbidden' } });
   });
 });

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { notification } from '../support/test-app.js';
 import { Cluster, connectSchema, type ClusterSession, type Delivery } from './support/cluster.js';
+import { SERVER_ADMIN_TOKEN } from '../support/server-process.js';
 import { openSse } from '../e2e/support/sse-client.js';
 
 // Spec section 9 on real server processes: three nodes on one fresh PostgreSQL schema with a
@@ -284,6 +285,102 @@ describeOnPostgres('several nodes on one PostgreSQL database (real processes)', 
     expect(first.status).toBe(202);
     expect(await pendingIds(session)).toEqual([before.commandId, n.command_id]);
   }, 60_000);
+
+  it('every node answers the admin routes alike, from the database; a forwarded refusal is listed once, by the owner', async () => {
+    cluster = await Cluster.start(3, schema.databaseUrl, { PN_LEASE_TTL_MS: '60000' });
+    const nodes = cluster.nodes;
+    const sessions = [
+      await cluster.openSession(nodes[0], nodes[0]),
+      await cluster.openSession(nodes[1], nodes[1]),
+      await cluster.openSession(nodes[2], nodes[2]),
+    ];
+    const deliveries: Delivery[] = [];
+    for (const session of sessions) for (let i = 0; i < 3; i++) deliveries.push(await cluster.deliver(session));
+    const [first] = deliveries;
+    const consumed = await cluster.call(
+      nodes[2]!,
+      'POST',
+      `/v1/sessions/${first!.sessionId}/loops/${sessions[0]!.loopId}/process-notifications/${first!.commandId}/consume`,
+      SERVER_ADMIN_TOKEN,
+    );
+    expect(consumed.status).toBe(200);
+    expect(
+      (
+        await cluster.call(
+          nodes[0]!,
+          'POST',
+          `/v1/sessions/${sessions[1]!.sessionId}/loops/${sessions[1]!.loopId}/stop`,
+          SERVER_ADMIN_TOKEN,
+        )
+      ).status,
+    ).toBe(200);
+    // A collision sent to a node that does not own the session: forwarded to its owner (node 1).
+    const reused = deliveries[3]!;
+    const collision = { ...notification(reused.sessionId, sessions[1]!.loopId), command_id: reused.commandId, process_handle: 'other' };
+    const refused = await cluster.call(
+      nodes[2]!,
+      'POST',
+      `/v1/sessions/${reused.sessionId}/process-completions`,
+      sessions[1]!.token,
+      collision,
+    );
+    expect(refused).toMatchObject({ status: 422, body: { code: 'idempotency_collision' } });
+
+    const routes = [
+      '/v1/admin/sessions',
+      '/v1/admin/sessions?limit=2',
+      '/v1/admin/loops',
+      '/v1/admin/loops?filter=unconsumed',
+      '/v1/admin/loops?filter=full',
+      '/v1/admin/loops?filter=stopped',
+      '/v1/admin/loops?filter=stale',
+      `/v1/admin/loops?session_id=${sessions[2]!.sessionId}`,
+      `/v1/admin/notifications/${first!.commandId}`,
+      `/v1/admin/notifications/${reused.commandId}`,
+    ];
+    for (const route of routes) {
+      const answers = await Promise.all(nodes.map((node) => cluster!.call(node, 'GET', route, SERVER_ADMIN_TOKEN)));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+      expect({ route, bodies: answers.map((answer) => answer.body) }).toEqual({ route, bodies: Array(3).fill(answers[0]!.body) });
+    }
+    const loops = (await cluster.call(nodes[0]!, 'GET', '/v1/admin/loops?filter=unconsumed', SERVER_ADMIN_TOKEN)).body as {
+      loops: Array<{ session_id: string; state: string; unconsumed: number }>;
+    };
+    expect(loops.loops.map((loop) => [loop.session_id, loop.state, loop.unconsumed])).toEqual([
+      [sessions[2]!.sessionId, 'running', 3],
+      [sessions[1]!.sessionId, 'stopped', 3],
+      [sessions[0]!.sessionId, 'running', 2],
+    ]);
+    const found = (await cluster.call(nodes[1]!, 'GET', `/v1/admin/notifications/${first!.commandId}`, SERVER_ADMIN_TOKEN)).body as {
+      notifications: Array<{ consumed_sequence: number | null }>;
+    };
+    expect(found.notifications).toEqual([
+      expect.objectContaining({
+        session_id: first!.sessionId,
+        consumed_sequence: consumed.body && (consumed.body as { sequence: number }).sequence,
+      }),
+    ]);
+
+    // Nodes: the same list from every node (heartbeat times move on between two reads).
+    const nodeLists = await Promise.all(nodes.map((node) => cluster!.call(node, 'GET', '/v1/admin/nodes', SERVER_ADMIN_TOKEN)));
+    const withoutHeartbeat = (answer: { body?: unknown }) =>
+      (answer.body as { nodes: Array<Record<string, unknown>> }).nodes
+        .map(({ last_heartbeat_at: _at, ...node }) => node)
+        .sort((a, b) => String(a.node_url).localeCompare(String(b.node_url)));
+    expect(nodeLists.map(withoutHeartbeat)).toEqual(Array(3).fill(withoutHeartbeat(nodeLists[0]!)));
+    expect(withoutHeartbeat(nodeLists[0]!)).toEqual(
+      nodes.map((node) => ({ node_url: node.url, live: true, sessions: 1 })).sort((a, b) => a.node_url.localeCompare(b.node_url)),
+    );
+
+    // The refusal is the owner's answer, relayed by node 2: listed once in the whole cluster.
+    const refusals = await Promise.all(nodes.map((node) => cluster!.call(node, 'GET', '/v1/admin/refusals', SERVER_ADMIN_TOKEN)));
+    const collisions = refusals.map(
+      (answer) =>
+        (answer.body as { refusals: Array<{ code: string; command_id: string }> }).refusals.filter((r) => r.command_id === reused.commandId)
+          .length,
+    );
+    expect(collisions).toEqual([0, 1, 0]);
+  }, 120_000);
 
   it('identical retries on different nodes de-duplicate; one id sent to every node at once is journaled once', async () => {
     cluster = await Cluster.start(3, schema.databaseUrl, { PN_LEASE_TTL_MS: String(TTL_MS) });

@@ -41,6 +41,16 @@ const ROUTES = [
   'get /healthz',
 ];
 
+// The admin read API of section 12.1.
+const ADMIN_ROUTES = [
+  'get /v1/admin/sessions',
+  'get /v1/admin/loops',
+  'get /v1/admin/notifications/{command_id}',
+  'get /v1/admin/nodes',
+  'get /v1/admin/refusals',
+  'get /v1/whoami',
+];
+
 interface MediaType {
   schema?: { $ref?: string; type?: string };
   example?: Record<string, unknown>;
@@ -83,7 +93,7 @@ describe('OpenAPI document at /docs-json', () => {
       operations()
         .map(([route]) => route)
         .sort(),
-    ).toEqual([...ROUTES].sort());
+    ).toEqual([...ROUTES, ...ADMIN_ROUTES].sort());
     const page = await t.http.get('/docs').redirects(1).expect(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
   });
@@ -142,6 +152,22 @@ describe('OpenAPI document at /docs-json', () => {
     for (const route of ROUTES.filter((r) => r.includes('{sid}') && !/journal|events/.test(r))) {
       expect({ route, codes: codesOf(ops[route]!) }).toEqual({ route, codes: expect.arrayContaining(['owner_unavailable']) });
     }
+  });
+
+  it('names the codes of the admin routes (spec section 12.1): admin token only, paging problems, not_found', () => {
+    const ops = Object.fromEntries(operations());
+    for (const route of ADMIN_ROUTES.filter((r) => r.includes('/admin/'))) {
+      expect({ route, codes: codesOf(ops[route]!) }).toEqual({
+        route,
+        codes: expect.arrayContaining(['unauthorized', 'forbidden', 'internal_error']),
+      });
+    }
+    for (const route of ['get /v1/admin/sessions', 'get /v1/admin/loops', 'get /v1/admin/refusals']) {
+      expect({ route, codes: codesOf(ops[route]!) }).toEqual({ route, codes: expect.arrayContaining(['invalid_field']) });
+    }
+    expect(codesOf(ops['get /v1/admin/notifications/{command_id}']!)).toEqual(expect.arrayContaining(['invalid_field', 'not_found']));
+    expect(codesOf(ops['get /v1/whoami']!)).toEqual(expect.arrayContaining(['unauthorized']));
+    expect(codesOf(ops['get /v1/whoami']!)).not.toContain('forbidden');
   });
 
   it('gives examples that match their answer: accepted for 202, duplicate for 200; appended only on 201', () => {

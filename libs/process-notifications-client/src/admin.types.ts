@@ -1,117 +1,116 @@
 /*
- * The wire types of the admin read API (spec section 12.1), snake_case exactly as sent.
+ * The admin read API (spec section 12.1), as the server sends it. Every route but `whoami` needs
+ * the admin token.
  */
-import type { LoopEngine, LoopState, ProcessState, StopCause, TerminalReason } from './api.types.js';
+import type { LoopEngine, LoopState, StopCause, TerminalReason, TerminalState } from './api.types.js';
 
-/** Answer of `GET /v1/whoami`: whose token the request carried. */
-export type Whoami = { readonly kind: 'admin'; readonly session_id: null } | { readonly kind: 'session'; readonly session_id: string };
+/** Which loops `adminLoops` lists. */
+export type LoopFilter = 'all' | 'unconsumed' | 'full' | 'stopped' | 'stale';
 
-/** A page of a list: `limit` 1 to 1000 (default 100), `cursor` from the previous page's `next_cursor`. */
-export interface PageQuery {
-  readonly limit?: number;
+/** Where a list page starts. */
+export interface AdminPageQuery {
+  /** `next_cursor` of the previous page, as it is. */
   readonly cursor?: string;
+  /** 1 to 1000 (default 100). */
+  readonly limit?: number;
 }
 
-/** One session in `GET /v1/admin/sessions`. */
+/** Query of `GET /v1/admin/loops`. */
+export interface AdminLoopsQuery extends AdminPageQuery {
+  /** Default `all`. */
+  readonly filter?: LoopFilter;
+  /** For `stale`: seconds (at least 1, default 300). */
+  readonly older_than_s?: number;
+  /** Only this session's loops. */
+  readonly session_id?: string;
+}
+
+/** A session in `GET /v1/admin/sessions`. */
 export interface AdminSession {
   readonly session_id: string;
   readonly created_at: string;
   readonly loops: number;
   readonly running_loops: number;
   readonly unconsumed: number;
-  /** The session's highest journal sequence, 0 when none. */
   readonly last_sequence: number;
 }
 
-/** Answer of `GET /v1/admin/sessions`, newest session first. */
+/** Answer of `GET /v1/admin/sessions`: newest first; `next_cursor` null on the last page. */
 export interface AdminSessionsPage {
   readonly sessions: readonly AdminSession[];
-  /** Null on the last page. */
   readonly next_cursor: string | null;
 }
 
-/** The filters of `GET /v1/admin/loops`. */
-export type AdminLoopFilter = 'all' | 'unconsumed' | 'full' | 'stopped' | 'stale';
-
-/** Query of `GET /v1/admin/loops`. */
-export interface AdminLoopsQuery extends PageQuery {
-  /** @default 'all' */
-  readonly filter?: AdminLoopFilter;
-  /** `stale`: oldest unconsumed older than this many seconds. @default 300 */
-  readonly older_than_s?: number;
-  /** Only this session's loops. */
-  readonly session_id?: string;
-}
-
-/** One loop in `GET /v1/admin/loops`. */
+/** A loop in `GET /v1/admin/loops`. */
 export interface AdminLoop {
   readonly session_id: string;
   readonly loop_id: string;
   readonly engine: LoopEngine;
   readonly state: LoopState;
   readonly capacity: number;
-  /** Its notifications in the journal without a consumed record. */
   readonly unconsumed: number;
   readonly oldest_unconsumed_at: string | null;
 }
 
-/** Answer of `GET /v1/admin/loops`, newest loop first. */
+/** Answer of `GET /v1/admin/loops`: newest first; `next_cursor` null on the last page. */
 export interface AdminLoopsPage {
   readonly loops: readonly AdminLoop[];
   readonly next_cursor: string | null;
 }
 
-/** Where one session journaled a command id (`GET /v1/admin/notifications/:command_id`). */
+/** Where one session journaled a notification (`GET /v1/admin/notifications/:command_id`). */
 export interface NotificationLocation {
   readonly session_id: string;
   readonly loop_id: string;
-  /** Null when the loop is gone. */
   readonly loop_state: LoopState | null;
   readonly sequence: number;
-  /** Null, with `state` and `reason`, once retention dropped the payload. */
+  /** Null once retention dropped the payload, like `state` and `reason`. */
   readonly process_handle: string | null;
-  readonly state: ProcessState | null;
+  readonly state: TerminalState | null;
   readonly reason: TerminalReason | null;
   readonly created_at: string;
-  /** The consumed record's sequence; null while unconsumed. */
   readonly consumed_sequence: number | null;
 }
 
-/** Answer of `GET /v1/admin/notifications/:command_id`. */
+/** Answer of `GET /v1/admin/notifications/:command_id`: one entry per session. */
 export interface NotificationLocations {
   readonly notifications: readonly NotificationLocation[];
 }
 
-/** One node in `GET /v1/admin/nodes`. */
-export interface NodeStatus {
+/** A node in `GET /v1/admin/nodes`. */
+export interface ClusterNode {
   readonly node_url: string;
   readonly live: boolean;
-  /** Null on SQLite (one node). */
+  /** Null on SQLite. */
   readonly last_heartbeat_at: string | null;
-  /** How many sessions the node owns. */
   readonly sessions: number;
 }
 
 /** Answer of `GET /v1/admin/nodes`. */
-export interface Nodes {
-  readonly nodes: readonly NodeStatus[];
+export interface ClusterNodes {
+  readonly nodes: readonly ClusterNode[];
 }
 
-/** One refused delivery or lifecycle record (`GET /v1/admin/refusals`). */
+/** The codes a refusal is listed with. */
+export type RefusalCode = 'idempotency_collision' | 'delivery_stopped' | 'owner_mismatch' | 'loop_not_found' | 'unsupported_engine';
+
+/** A refusal in `GET /v1/admin/refusals`. */
 export interface Refusal {
   readonly at: string;
-  readonly code: string;
-  readonly session_id: string | null;
+  readonly code: RefusalCode;
+  readonly session_id: string;
   readonly loop_id: string | null;
   /** A completion's; null for a lifecycle record. */
   readonly command_id: string | null;
   /** A lifecycle record's; null for a completion. */
   readonly event_id: string | null;
-  /** The delivery stopped cause, else null. */
   readonly cause: StopCause | null;
 }
 
-/** Answer of `GET /v1/admin/refusals`, newest first. */
+/** Answer of `GET /v1/admin/refusals`: what the answering node refused, newest first. */
 export interface Refusals {
   readonly refusals: readonly Refusal[];
 }
+
+/** Answer of `GET /v1/whoami`. */
+export type Whoami = { readonly kind: 'admin'; readonly session_id: null } | { readonly kind: 'session'; readonly session_id: string };

@@ -1,14 +1,4 @@
 import type {
-  AdminLoopsPage,
-  AdminLoopsQuery,
-  AdminSessionsPage,
-  Nodes,
-  NotificationLocations,
-  PageQuery,
-  Refusals,
-  Whoami,
-} from './admin.types.js';
-import type {
   CompletionDelivery,
   Consumption,
   CreateSessionRequest,
@@ -25,6 +15,16 @@ import type {
   Session,
   SessionCreated,
 } from './api.types.js';
+import type {
+  AdminLoopsPage,
+  AdminLoopsQuery,
+  AdminPageQuery,
+  AdminSessionsPage,
+  ClusterNodes,
+  NotificationLocations,
+  Refusals,
+  Whoami,
+} from './admin.types.js';
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
@@ -104,7 +104,7 @@ interface RequestSpec {
 
 const segment = (value: string): string => encodeURIComponent(value);
 
-/** `?a=1&b=x` from the defined entries of `query`; empty when there are none. */
+// `?a=1&b=2` of the query's defined values, or '' when none.
 function queryString(query: object): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
@@ -212,18 +212,8 @@ export class ProcessNotificationsClient {
     return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${queryString(query)}`, options);
   }
 
-  /** `GET /healthz`: resolves when the server and its database answer. */
-  health(options: CallOptions = {}): Promise<Health> {
-    return this.get('health', '/healthz', options);
-  }
-
-  /** `GET /v1/whoami`: whether the token is the admin's or which session's (any valid token). */
-  whoami(options: CallOptions = {}): Promise<Whoami> {
-    return this.get('whoami', '/v1/whoami', options);
-  }
-
-  /** `GET /v1/admin/sessions` (admin token): one page of every session, newest first. */
-  adminSessions(query: PageQuery = {}, options: CallOptions = {}): Promise<AdminSessionsPage> {
+  /** `GET /v1/admin/sessions` (admin token): one page of sessions, newest first. */
+  adminSessions(query: AdminPageQuery = {}, options: CallOptions = {}): Promise<AdminSessionsPage> {
     return this.get('adminSessions', `/v1/admin/sessions${queryString(query)}`, options);
   }
 
@@ -232,19 +222,29 @@ export class ProcessNotificationsClient {
     return this.get('adminLoops', `/v1/admin/loops${queryString(query)}`, options);
   }
 
-  /** `GET /v1/admin/notifications/:command_id` (admin token): where each session journaled that id; 404 `not_found` when none has. */
+  /** `GET /v1/admin/notifications/:command_id` (admin token): every session that journaled it; 404 `not_found` if none. */
   findNotification(commandId: string, options: CallOptions = {}): Promise<NotificationLocations> {
     return this.get('findNotification', `/v1/admin/notifications/${segment(commandId)}`, options);
   }
 
-  /** `GET /v1/admin/nodes` (admin token): the nodes sharing the database. */
-  nodes(options: CallOptions = {}): Promise<Nodes> {
+  /** `GET /v1/admin/nodes` (admin token): the server processes on the database. */
+  nodes(options: CallOptions = {}): Promise<ClusterNodes> {
     return this.get('nodes', '/v1/admin/nodes', options);
   }
 
-  /** `GET /v1/admin/refusals` (admin token): what this node refused lately, newest first. */
+  /** `GET /v1/admin/refusals` (admin token): what the answering node refused lately, newest first. */
   refusals(query: { readonly limit?: number } = {}, options: CallOptions = {}): Promise<Refusals> {
     return this.get('refusals', `/v1/admin/refusals${queryString(query)}`, options);
+  }
+
+  /** `GET /v1/whoami`: whether the token is the admin's or a session's (any valid token). */
+  whoami(options: CallOptions = {}): Promise<Whoami> {
+    return this.get('whoami', '/v1/whoami', options);
+  }
+
+  /** `GET /healthz`: resolves when the server and its database answer. */
+  health(options: CallOptions = {}): Promise<Health> {
+    return this.get('health', '/healthz', options);
   }
 
   /**

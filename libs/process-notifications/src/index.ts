@@ -7,8 +7,8 @@ export {
   DEFAULT_MAX_LOOPS_PER_SESSION,
   DEFAULT_RETENTION_DAYS,
 } from './process-notifications.module-definition.js';
-export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './database/journal-writer.service.js';
-export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './database/data-source-options.js';
+export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/journal-writer.service.js';
+export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
 export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';
@@ -56,7 +56,7 @@ export { CommandNotJournaledError } from './errors/command-not-journaled.error.j
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 export { LoopLimitError } from './errors/loop-limit.error.js';
 export { OwnerUnavailableError } from './errors/owner-unavailable.error.js';
-export type { SessionOwner } from './ownership/session-ownership.service.js';
+export type { SessionOwner } from './cluster/session-ownership.service.js';
 
 export * from './vocabulary/process-vocabulary.js';
 export { isCanonicalUuid, requireCanonicalUuid } from './validation/canonical-uuid.decorator.js';

@@ -6,9 +6,9 @@ import { DispatchProcessNotificationHandler } from './commands/dispatch-process-
 import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { PN_CONNECTION } from './constants.js';
-import { dataSourceOptionsFromUrl } from './database/data-source-options.js';
+import { dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter } from './database/journal-writer.service.js';
+import { JournalWriter } from './persistence/journal-writer.service.js';
 import {
   ASYNC_OPTIONS_TYPE,
   ConfigurableModuleClass,
@@ -24,8 +24,8 @@ import { Loops } from './loops/loops.service.js';
 import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './database/session-leases.service.js';
-import { SessionOwnership } from './ownership/session-ownership.service.js';
+import { SessionLeases } from './cluster/session-leases.service.js';
+import { SessionOwnership } from './cluster/session-ownership.service.js';
 import { AdminQueries } from './admin/admin-queries.service.js';
 
 /**

@@ -9,14 +9,14 @@ import { NotifyProcessCompletionCommand } from './commands/notify-process-comple
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter, type JournalCommit } from './database/journal-writer.service.js';
+import { JournalWriter, type JournalCommit } from './persistence/journal-writer.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './database/session-leases.service.js';
-import { SessionOwnership, type SessionOwner } from './ownership/session-ownership.service.js';
+import { SessionLeases } from './cluster/session-leases.service.js';
+import { SessionOwnership, type SessionOwner } from './cluster/session-ownership.service.js';
 import { loopView, recordView, type JournalRecordView, type LoopView, type SessionView } from './process-notifications.views.js';
 
 /**

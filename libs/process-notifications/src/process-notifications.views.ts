@@ -1,4 +1,4 @@
-import type { JournalRecordEntity } from './database/journal-record.entity.js';
+import type { JournalRecordEntity } from './persistence/journal-record.entity.js';
 import type { ProcessLoop } from './loops/process-loop.js';
 import type { JournalKind, LoopEngine, LoopState } from './vocabulary/process-vocabulary.js';
 

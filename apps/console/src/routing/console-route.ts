@@ -2,7 +2,7 @@
  * Every view of the console has an address under /console (spec section 12.2): it carries ids,
  * a filter or a page cursor, never the token. Pure functions, so the round trip is unit-tested.
  */
-import type { AdminLoopFilter } from 'process-notifications-client';
+import type { LoopFilter as AdminLoopFilter } from 'process-notifications-client';
 
 /** Where the server serves the console. */
 export const CONSOLE_BASE = '/console';

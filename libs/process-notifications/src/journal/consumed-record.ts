@@ -1,8 +1,5 @@
-import type { JournalKind } from '../vocabulary/process-vocabulary.js';
-import type { JournalDraft } from './journal-draft.interface.js';
-
-/** Kind of the record that marks a notification consumed. */
-export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKind;
+import { CONSUMED_KIND } from '../persistence/journal-record.entity.js';
+import type { JournalDraft } from '../persistence/journal-draft.interface.js';
 
 /**
  * The record that marks a notification consumed: its cause is the notification's command id, and

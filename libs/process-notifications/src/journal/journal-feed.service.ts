@@ -3,8 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { filter, interval, map, merge, Subject, type Observable } from 'rxjs';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
-import { ANY_SESSION, JOURNAL_CHANNEL, JournalWriter } from '../database/journal-writer.service.js';
-import { SessionLeases } from '../database/session-leases.service.js';
+import { ANY_SESSION, JOURNAL_CHANNEL } from '../persistence/journal-commit-hint.js';
+import { JournalWriter } from '../persistence/journal-writer.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 
 // What the feed needs of a node-postgres client.
 interface ListenClient {

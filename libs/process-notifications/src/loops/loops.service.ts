@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
-import { LoopEntity } from '../database/loop.entity.js';
+import { LoopEntity } from '../persistence/loop.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopLimitError } from '../errors/loop-limit.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
-import { JournalWriter } from '../database/journal-writer.service.js';
+import { JournalWriter } from '../persistence/journal-writer.service.js';
 import {
   DEFAULT_LOOP_CAPACITY,
   DEFAULT_MAX_LOOPS_PER_SESSION,

@@ -1,9 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { JournalWriter } from '../database/journal-writer.service.js';
-import type { LoopStopRow, PendingRow } from '../database/journal-rows.js';
+import { JournalWriter } from '../persistence/journal-writer.service.js';
+import type { LoopStopRow, PendingRow } from '../persistence/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
 import { pendingFromPayload } from '../loops/pending-from-payload.js';
-import { SessionLeases } from '../database/session-leases.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 
 /**

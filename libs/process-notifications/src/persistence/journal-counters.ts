@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CONSUMED_KIND } from '../journal/consumed-record.js';
+import { CONSUMED_KIND } from './journal-record.entity.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 
 /** What one transaction's records change of one loop's counts. */

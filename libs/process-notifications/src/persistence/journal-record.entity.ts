@@ -1,6 +1,8 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
-import { CONSUMED_KIND } from '../journal/consumed-record.js';
+
+/** Kind of the record that marks a notification consumed (its index below is partial on it). */
+export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKind;
 
 /** One append-only journal record. The sequence totally orders the journal. */
 @Entity({ name: 'pn_journal' })

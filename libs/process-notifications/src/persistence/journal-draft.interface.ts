@@ -1,5 +1,5 @@
 import type { JournalKind } from '../vocabulary/process-vocabulary.js';
-import type { JournalRecordEntity } from '../database/journal-record.entity.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
 
 /** A record to append. `payload` must already be in its canonical key order. */
 export interface JournalDraft {

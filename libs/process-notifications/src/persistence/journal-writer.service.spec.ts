@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from './session-leases.service.js';
-import { latch } from '../../../../test/support/latch.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();
@@ -145,42 +141,5 @@ describe('JournalWriter (real in-memory SQLite)', () => {
     await expect(writer.append(draft())).rejects.toBeInstanceOf(JournalUnavailableError);
     await dataSource.initialize();
     await expect(writer.append(draft())).resolves.toMatchObject({ appended: true });
-  });
-});
-
-describe('JournalWriter reads on a SQLite file', () => {
-  let dir: string;
-  let dataSource: DataSource;
-  let writer: JournalWriter;
-
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pn-reads-'));
-    dataSource = await new DataSource(dataSourceOptionsFromUrl(`sqlite:${join(dir, 'journal.db')}`)).initialize();
-    writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
-    await writer.onModuleInit();
-  });
-
-  afterEach(async () => {
-    await writer.onModuleDestroy();
-    await dataSource.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('does not wait behind a write transaction in progress, and sees only what committed', async () => {
-    const committed = await writer.append(draft());
-    const [gate, release] = latch();
-    const [inTransaction, entered] = latch();
-    // A unit of work that has written a record and holds its transaction open until released.
-    const held = writer.write(async (_manager, journal) => {
-      await journal.append(draft());
-      entered();
-      await gate;
-    });
-    await inTransaction;
-    const page = await writer.page(SESSION, 0, 10);
-    expect(page.map((record) => record.sequence)).toEqual([committed.record.sequence]);
-    release();
-    await held;
-    expect(await writer.page(SESSION, 0, 10)).toHaveLength(2);
   });
 });

@@ -7,7 +7,7 @@ import { Loops } from '../loops/loops.service.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../database/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 
 /** Where a session's requests are answered (see `ProcessNotificationsService.locateOwner`). */
 export type SessionOwner =

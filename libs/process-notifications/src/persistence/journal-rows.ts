@@ -1,8 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CONSUMED_KIND } from '../journal/consumed-record.js';
+import { CONSUMED_KIND } from './journal-record.entity.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
-import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './sqlite-connection.js';
+import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './store-connection.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.

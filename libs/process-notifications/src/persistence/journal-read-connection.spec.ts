@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import type { JournalDraft } from '../journal/journal-draft.interface.js';
+import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
 import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
-import { SessionLeases } from './session-leases.service.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
+import { latch } from '../../../../test/support/latch.js';
 
 const draft = (sessionId: string, loopId: string, idempotencyId?: string): JournalDraft =>
   notificationDraft({ sessionId, loopId, idempotencyId });
@@ -154,5 +155,45 @@ describe('JournalWriter reads on in-memory SQLite', () => {
     } finally {
       await dataSource.destroy();
     }
+  });
+});
+
+const SESSION = randomUUID();
+const LOOP = randomUUID();
+
+describe('JournalWriter reads on a SQLite file', () => {
+  let dir: string;
+  let dataSource: DataSource;
+  let writer: JournalWriter;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pn-reads-'));
+    dataSource = await new DataSource(dataSourceOptionsFromUrl(`sqlite:${join(dir, 'journal.db')}`)).initialize();
+    writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    await writer.onModuleInit();
+  });
+
+  afterEach(async () => {
+    await writer.onModuleDestroy();
+    await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('does not wait behind a write transaction in progress, and sees only what committed', async () => {
+    const committed = await writer.append(draft(SESSION, LOOP));
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
+    // A unit of work that has written a record and holds its transaction open until released.
+    const held = writer.write(async (_manager, journal) => {
+      await journal.append(draft(SESSION, LOOP));
+      entered();
+      await gate;
+    });
+    await inTransaction;
+    const page = await writer.page(SESSION, 0, 10);
+    expect(page.map((record) => record.sequence)).toEqual([committed.record.sequence]);
+    release();
+    await held;
+    expect(await writer.page(SESSION, 0, 10)).toHaveLength(2);
   });
 });

@@ -1,0 +1,57 @@
+import type { EntityManager } from 'typeorm';
+import type { SessionLeases } from '../cluster/session-leases.service.js';
+import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
+
+/** The session whose lease a job's transaction must still hold, at the epoch it was queued with. */
+export interface Fence {
+  readonly sessionId: string;
+  readonly epoch: number;
+}
+
+/**
+ * Lease fencing of journal writes (PostgreSQL, spec section 9): a unit of work for a session is
+ * queued with the epoch this node holds the session at, and commits only if its transaction still
+ * finds that lease; a job found fenced is refused alone and the session forgotten. Off on SQLite.
+ */
+export class JournalFencing {
+  constructor(private readonly leases: SessionLeases) {}
+
+  /**
+   * The fence of a unit of work about to be queued for `sessionId` (none without a session or
+   * with leases off); `OwnerUnavailableError` when this node does not hold the session.
+   */
+  fenceFor(sessionId: string | undefined): Fence | undefined {
+    if (sessionId === undefined || !this.leases.enabled) return undefined;
+    // The epoch the caller's view of the session comes from: a later owner's epoch won't do.
+    const epoch = this.leases.heldEpoch(sessionId);
+    if (epoch === undefined) throw new OwnerUnavailableError(sessionId, 1, 'this node does not hold its lease');
+    return { sessionId, epoch };
+  }
+
+  /**
+   * A check for one transaction: true while it holds the fence's lease. Asked once per session and
+   * epoch; the lease row is then held FOR SHARE until COMMIT, so the answer cannot change.
+   */
+  inTransaction(manager: EntityManager): (fence: Fence) => Promise<boolean> {
+    const checked = new Map<string, Promise<boolean>>();
+    return (fence) => {
+      const key = `${fence.sessionId}@${fence.epoch}`;
+      let holds = checked.get(key);
+      if (holds === undefined) {
+        holds = this.leases.fence(manager, fence.sessionId, fence.epoch);
+        checked.set(key, holds);
+      }
+      return holds;
+    };
+  }
+
+  /** The refusal of a job whose fence did not hold. */
+  refusal(fence: Fence): OwnerUnavailableError {
+    return new OwnerUnavailableError(fence.sessionId, 1, 'this node lost its lease');
+  }
+
+  /** After COMMIT: this node's view of a fenced session is stale; drop it (the next request re-acquires). */
+  forget(fence: Fence): void {
+    this.leases.lose(fence.sessionId, fence.epoch);
+  }
+}

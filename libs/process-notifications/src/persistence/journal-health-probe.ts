@@ -1,0 +1,44 @@
+import type { EntityManager } from 'typeorm';
+import type { JournalDraft } from './journal-draft.interface.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
+
+/** Appends a draft inside the probe's transaction, as the writer does. */
+export type ProbeAppend = (manager: EntityManager, draft: JournalDraft) => Promise<{ written: readonly JournalRecordEntity[] }>;
+
+// A largest notification, at the right edge of the table and of both indexes, where new records
+// of new (time-ordered) sessions go.
+const EDGE = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+const PROBE_DRAFT: JournalDraft = {
+  sessionId: EDGE,
+  loopId: EDGE,
+  kind: 'process_notification',
+  idempotencyId: EDGE,
+  causeCommandId: EDGE,
+  payload: { command_id: EDGE, session_id: EDGE, loop_id: EDGE, process_handle: 'p'.repeat(128), state: 'exited', reason: 'exited' },
+};
+
+/**
+ * What a health check runs in a transaction of the writer's. Normally `SELECT 1` (BEGIN and
+ * COMMIT around it are the real test). While the store is failing on SQLite it is a real append,
+ * taken back in the same transaction (the row and its sequence number), so a full disk keeps the
+ * service unhealthy until space is back, and the probe itself notices recovery when no other
+ * write comes.
+ */
+export class JournalHealthProbe {
+  constructor(
+    private readonly sqlite: boolean,
+    private readonly append: ProbeAppend,
+  ) {}
+
+  /** The probe's work, for a store that is `failing` or not. */
+  work(failing: boolean): (manager: EntityManager) => Promise<unknown> {
+    return failing && this.sqlite ? (manager) => this.probeAppend(manager) : (manager) => manager.query('SELECT 1');
+  }
+
+  private async probeAppend(manager: EntityManager): Promise<void> {
+    const { written } = await this.append(manager, PROBE_DRAFT);
+    await manager.query('DELETE FROM pn_journal WHERE sequence = ?', [written[0]!.sequence]);
+    // AUTOINCREMENT moved on; move it back so the probe leaves no gap in the sequence.
+    await manager.query("UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'pn_journal'");
+  }
+}

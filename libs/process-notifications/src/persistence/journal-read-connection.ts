@@ -1,0 +1,76 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+
+/**
+ * Where reads run, never behind a write batch: on a SQLite file a second, read-only connection
+ * (WAL lets it read the last commit while a batch runs); on PostgreSQL a pooled connection, with
+ * the writer's deadline. In-memory SQLite has one connection: its reads must queue with the
+ * writes, so they never observe another caller's uncommitted transaction.
+ */
+export class JournalReadConnection {
+  private readonly sqlite: boolean;
+  // SQLite file databases: the read-only connection.
+  private readSource?: DataSource;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly timeoutMs: number,
+  ) {
+    this.sqlite = dataSource.options.type === 'better-sqlite3';
+  }
+
+  /** Opens the read-only connection of a SQLite file (nothing to open otherwise). */
+  async open(): Promise<void> {
+    const { type, database } = this.dataSource.options as { type: string; database?: unknown };
+    if (type !== 'better-sqlite3' || typeof database !== 'string' || database === ':memory:') return;
+    this.readSource = await new TypeOrmDataSource({
+      type: 'better-sqlite3',
+      database,
+      readonly: true,
+      entities: this.dataSource.options.entities,
+      synchronize: false,
+      migrationsRun: false,
+      logging: false,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('busy_timeout = 2000');
+      },
+    }).initialize();
+  }
+
+  async close(): Promise<void> {
+    const source = this.readSource;
+    this.readSource = undefined;
+    if (source?.isInitialized) await source.destroy();
+  }
+
+  /**
+   * Runs `work` as a read; `queued` runs it with the writes where reads must queue. A domain
+   * error is handed back as it is, any other failure as {@link JournalUnavailableError}.
+   */
+  async read<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    queued: (work: (manager: EntityManager) => Promise<T>) => Promise<T>,
+  ): Promise<T> {
+    if (this.sqlite) {
+      if (!this.readSource?.isInitialized) return queued(work);
+      try {
+        return await work(this.readSource.manager);
+      } catch (error) {
+        throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+      }
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([work(this.dataSource.manager), deadline]);
+    } catch (error) {
+      throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

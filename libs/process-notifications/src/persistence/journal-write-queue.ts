@@ -1,0 +1,158 @@
+import type { LoggerService } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
+import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { Fence } from './journal-fencing.js';
+
+/**
+ * What one unit of work produced. `refused`: this job alone is answered with a domain error
+ * (e.g. fenced); the batch goes on.
+ */
+export interface Outcome<T> {
+  readonly value: T;
+  readonly written: readonly JournalRecordEntity[];
+  readonly refused?: ProcessNotificationsError;
+}
+
+/** A unit of work waiting for its transaction. */
+export interface QueuedJob {
+  run(manager: EntityManager): Promise<Outcome<unknown>>;
+  readonly fence?: Fence;
+}
+
+/** What a batch's transaction answered: every job's outcome, or why none counts. */
+export type BatchResult = { outcomes: Outcome<unknown>[] } | { error: unknown; retryAlone: boolean };
+
+/** How the queue runs a batch and reports what it saw. */
+export interface JournalBatches {
+  /** Runs the jobs in one transaction. */
+  run(batch: readonly QueuedJob[]): Promise<BatchResult>;
+  /** A committed record, in sequence order, whether or not its caller still waits. */
+  committed(record: JournalRecordEntity): void;
+  /** A transaction failed because the store did. */
+  storeFailed(error: unknown): void;
+}
+
+interface Job extends QueuedJob {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  timer?: NodeJS.Timeout;
+  /** Answered (or expired): its outcome, if it still runs, reaches nobody. */
+  settled: boolean;
+}
+
+// Enough to amortise a commit (an fsync on a file database) without holding callers for long.
+const MAX_BATCH = 256;
+// Jobs allowed to wait at once; past it callers are refused at once, so a stalled database
+// cannot make memory grow without bound.
+const MAX_QUEUED = 10_000;
+
+/**
+ * The writer's queue: bounded, every job with a deadline, drained one batch (one transaction) at
+ * a time; work queued while a batch runs goes into the next one (group commit). When a batch
+ * fails for one job's sake, each of its jobs is retried alone so every caller gets its own answer.
+ */
+export class JournalWriteQueue {
+  private readonly queue: Job[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly batches: JournalBatches,
+    private readonly logger: LoggerService,
+  ) {}
+
+  /**
+   * Queues `run`, answered within `timeoutMs`. `fence` is asked only once the job has a place:
+   * it names the lease the job's transaction must hold, or throws to refuse the job.
+   */
+  enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, fence?: () => Fence | undefined): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.queue.length >= MAX_QUEUED) {
+        reject(new JournalUnavailableError(`${MAX_QUEUED} writes are already waiting for the database`));
+        return;
+      }
+      let jobFence: Fence | undefined;
+      try {
+        jobFence = fence?.();
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const job: Job = { run, fence: jobFence, resolve: resolve as (value: unknown) => void, reject, settled: false };
+      job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
+      this.queue.push(job);
+      if (!this.draining) {
+        this.draining = true;
+        // Let callers of the same tick join the first batch.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  // The caller is answered now; if the job is still queued it never runs, and if its
+  // transaction is running (a stalled database) its outcome reaches nobody. A retry with the
+  // same id de-duplicates against whatever did commit.
+  private expire(job: Job, timeoutMs: number): void {
+    const index = this.queue.indexOf(job);
+    if (index >= 0) this.queue.splice(index, 1);
+    this.fail(job, new Error(`the database did not answer within ${timeoutMs} ms`));
+  }
+
+  private fail(job: Job, error: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    clearTimeout(job.timer);
+    job.reject(error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error));
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH).filter((job) => !job.settled);
+        if (batch.length === 0) continue;
+        const result = await this.batches.run(batch);
+        if ('outcomes' in result) {
+          this.settle(batch, result.outcomes);
+        } else if (!result.retryAlone) {
+          this.batches.storeFailed(result.error);
+          for (const job of batch) this.fail(job, result.error);
+        } else {
+          // One job's failure must not become every caller's: retry each alone. This also
+          // answers a lone append that lost a unique-index race to another process on a
+          // shared PostgreSQL: its retry finds the winner's row.
+          for (const job of batch) {
+            if (job.settled) continue;
+            const alone = await this.batches.run([job]);
+            if ('outcomes' in alone) this.settle([job], alone.outcomes);
+            else {
+              if (!alone.retryAlone) this.batches.storeFailed(alone.error);
+              this.fail(job, alone.error);
+            }
+          }
+        }
+      }
+    } catch (error) {
+      this.logger.error('journal queue failed', error as Error);
+    } finally {
+      this.draining = false;
+      if (this.queue.length > 0) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
+    }
+  }
+
+  // Commit first, publish after: callers and subscribers hear only of committed records.
+  private settle(batch: Job[], outcomes: Outcome<unknown>[]): void {
+    batch.forEach((job, i) => {
+      for (const record of outcomes[i]!.written) this.batches.committed(record);
+      if (job.settled) return;
+      job.settled = true;
+      clearTimeout(job.timer);
+      const { refused, value } = outcomes[i]!;
+      if (refused) job.reject(refused);
+      else job.resolve(value);
+    });
+  }
+}

@@ -1,0 +1,275 @@
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { hash } from 'node:crypto';
+import { Subject } from 'rxjs';
+import { DataSource, MoreThan, type EntityManager } from 'typeorm';
+import { PN_CONNECTION } from '../constants.js';
+import { PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
+import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
+import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
+import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
+import { JournalOutage } from './journal-outage.js';
+import { CONSUMED_KIND, JournalRecordEntity } from './journal-record.entity.js';
+import { LoopEntity } from './loop.entity.js';
+import { SessionEntity } from './session.entity.js';
+import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
+import { SessionLeases } from '../cluster/session-leases.service.js';
+import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
+import { JournalTransactionRunner } from './journal-transaction-runner.js';
+import { JournalReadConnection } from './journal-read-connection.js';
+import { JournalHealthProbe } from './journal-health-probe.js';
+import { JournalFencing } from './journal-fencing.js';
+import { JournalCommitHint } from './journal-commit-hint.js';
+import { JournalCounters } from './journal-counters.js';
+
+/** One committed transaction of the writer. */
+export interface JournalCommit {
+  /** Jobs committed together. */
+  readonly size: number;
+  /** From BEGIN to the end of COMMIT. */
+  readonly seconds: number;
+}
+
+/** Rows restore rebuilds the in-memory state from, before the pending notifications. */
+export interface RestoreRows {
+  readonly sessions: SessionEntity[];
+  readonly loops: LoopEntity[];
+  readonly stops: LoopStopRow[];
+}
+
+/** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
+export interface JournalTransaction {
+  append(draft: JournalDraft): Promise<JournalAppend>;
+}
+
+/** Default deadline of one queued unit of work, from enqueue to answer. */
+export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
+// A health probe answers sooner than a write may take.
+const HEALTH_TIMEOUT_MS = 2_000;
+
+function fingerprintOf(draft: JournalDraft, payload: string): string {
+  return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
+}
+
+/**
+ * The single gateway to the database, composed of its parts: the queue (bounds, deadlines, group
+ * commit), the transaction runner (BEGIN, COMMIT, verified rollback and repair), the read
+ * connection, the health probe, lease fencing and the commit hint.
+ *
+ * Fail closed: a caller hears success only after COMMIT returned and, on SQLite, the connection
+ * is verifiably out of its transaction. When the store fails (disk full, I/O error, lock wait,
+ * lost or stalled connection) every job of the batch is answered with `JournalUnavailableError`;
+ * when one job's statement fails, each job of the batch is retried alone so every caller gets its
+ * own answer. Every job has a deadline, and the queue is bounded.
+ */
+@Injectable()
+export class JournalWriter implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(JournalWriter.name);
+  private readonly outage = new JournalOutage(this.logger);
+  private readonly rows: JournalRows;
+  private readonly committed = new Subject<JournalRecordEntity>();
+  private readonly commits = new Subject<JournalCommit>();
+  private readonly timeoutMs: number;
+  private readonly queue: JournalWriteQueue;
+  private readonly transactions: JournalTransactionRunner;
+  private readonly reads: JournalReadConnection;
+  private readonly probe: JournalHealthProbe;
+  private readonly fencing: JournalFencing;
+  private readonly hint: JournalCommitHint;
+  private readonly counters: JournalCounters;
+
+  /** Records as they commit, in sequence order. */
+  readonly records$ = this.committed.asObservable();
+
+  /** Every committed transaction: its size and duration (for metrics and tests). */
+  readonly commits$ = this.commits.asObservable();
+
+  constructor(
+    @InjectDataSource(PN_CONNECTION) dataSource: DataSource,
+    leases: SessionLeases,
+    @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
+  ) {
+    this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
+      throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
+    }
+    this.rows = new JournalRows(dataSource);
+    this.transactions = new JournalTransactionRunner(dataSource, this.logger);
+    this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
+    this.probe = new JournalHealthProbe(dataSource.options.type === 'better-sqlite3', (manager, draft) =>
+      this.appendWithin(manager, draft),
+    );
+    this.fencing = new JournalFencing(leases);
+    this.hint = new JournalCommitHint(leases.enabled);
+    this.counters = new JournalCounters(dataSource);
+    this.queue = new JournalWriteQueue(
+      {
+        run: (batch) => this.runBatch(batch),
+        committed: (record) => this.committed.next(record),
+        storeFailed: (error) => this.outage.failed(error),
+      },
+      this.logger,
+    );
+  }
+
+  onModuleInit(): Promise<void> {
+    return this.reads.open();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.reads.close();
+  }
+
+  /**
+   * Appends a record idempotently, keyed by (session, idempotency id). An identical retry
+   * writes nothing and returns the original; a different payload under the same id throws
+   * {@link IdempotencyCollisionError}; any store failure throws `JournalUnavailableError`.
+   */
+  async append(draft: JournalDraft): Promise<JournalAppend> {
+    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId);
+    if ('collision' in result) throw new IdempotencyCollisionError(draft.idempotencyId, result.collision.sequence);
+    return result;
+  }
+
+  /**
+   * Runs `work` in the serialized queue, in one transaction with the appends it makes through
+   * `journal`. A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
+   * without failing the batch it shares with other callers, so it must be thrown before the work
+   * writes anything.
+   * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
+   *   commits only while this node holds its lease (else `OwnerUnavailableError`)
+   */
+  async write<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+    const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(
+      async (manager) => {
+        const written: JournalRecordEntity[] = [];
+        const journal: JournalTransaction = {
+          append: async (draft) => {
+            const { value, written: appended } = await this.appendWithin(manager, draft);
+            if ('collision' in value) throw new IdempotencyCollisionError(draft.idempotencyId, value.collision.sequence);
+            written.push(...appended);
+            return value;
+          },
+        };
+        try {
+          return { value: { done: await work(manager, journal) }, written };
+        } catch (error) {
+          if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written };
+          throw error;
+        }
+      },
+      this.timeoutMs,
+      sessionId,
+    );
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome.done;
+  }
+
+  /** Runs a read, which never waits behind a write batch (see {@link JournalReadConnection}). */
+  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.write(queued));
+  }
+
+  /** The consumed record of a notification, if it was consumed. */
+  consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
+    return this.read((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
+  }
+
+  /** Up to `limit` records of a session after sequence `after`, in sequence order. */
+  page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
+    return this.read((manager) =>
+      manager.find(JournalRecordEntity, {
+        where: { sessionId, sequence: MoreThan(after) },
+        order: { sequence: 'ASC' },
+        take: limit,
+      }),
+    );
+  }
+
+  /**
+   * What restore needs, in one read: sessions, loops and loop stop records, then every
+   * still-pending notification, handed to what `rebuild` returns for them in journal order; of
+   * every session, or of one.
+   */
+  restore(sessionId: string | undefined, rebuild: (rows: RestoreRows) => (pending: PendingRow) => void): Promise<void> {
+    return this.read(async (manager) => {
+      const where = sessionId === undefined ? {} : { sessionId };
+      const visit = rebuild({
+        sessions: await manager.find(SessionEntity, { where }),
+        loops: await manager.find(LoopEntity, { where }),
+        stops: await this.rows.loopStops(manager, sessionId),
+      });
+      await this.rows.forEachPending(manager, sessionId, visit);
+    });
+  }
+
+  /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
+  dropPayloads(cutoff: string, limit: number): Promise<number> {
+    return this.write((manager) => this.rows.dropPayloads(manager, cutoff, limit));
+  }
+
+  /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
+  async isHealthy(): Promise<boolean> {
+    const probe = this.probe.work(this.outage.failing);
+    try {
+      await this.enqueue(async (manager) => ({ value: await probe(manager), written: [] }), HEALTH_TIMEOUT_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, sessionId?: string): Promise<T> {
+    return this.queue.enqueue(run, timeoutMs, () => this.fencing.fenceFor(sessionId));
+  }
+
+  // One batch in one transaction: each job inside its fence, then the admin counts and the commit hint.
+  private async runBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
+    const result = await this.transactions.run(async (manager) => {
+      const holds = this.fencing.inTransaction(manager);
+      const outcomes: Outcome<unknown>[] = [];
+      for (const job of batch) {
+        if (job.fence && !(await holds(job.fence)))
+          outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
+        else outcomes.push(await job.run(manager));
+      }
+      const written = outcomes.flatMap((outcome) => outcome.written);
+      // The admin counts commit with the records that change them.
+      await this.counters.apply(manager, written);
+      await this.hint.send(manager, written);
+      return outcomes;
+    });
+    if (!('value' in result)) return result;
+    this.outage.succeeded();
+    batch.forEach((job, i) => {
+      if (job.fence && result.value[i]!.refused) this.fencing.forget(job.fence);
+    });
+    this.commits.next({ size: batch.length, seconds: result.seconds });
+    return { outcomes: result.value };
+  }
+
+  private async appendWithin(
+    manager: EntityManager,
+    draft: JournalDraft,
+  ): Promise<Outcome<JournalAppend | { collision: JournalRecordEntity }>> {
+    const payload = JSON.stringify(draft.payload);
+    const fingerprint = fingerprintOf(draft, payload);
+    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
+    if (existing) {
+      const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
+      return { value, written: [] };
+    }
+    const record = await this.rows.insert(manager, {
+      sessionId: draft.sessionId,
+      loopId: draft.loopId,
+      kind: draft.kind,
+      idempotencyId: draft.idempotencyId,
+      fingerprint,
+      payload,
+      causeCommandId: draft.causeCommandId ?? null,
+      createdAt: new Date().toISOString(),
+    });
+    return { value: { record, appended: true }, written: [record] };
+  }
+}
