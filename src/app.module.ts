@@ -1,4 +1,4 @@
-import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ProcessNotificationsModule } from 'nestjs-process-notifications';
 import type { Logger } from 'pino';
@@ -6,12 +6,10 @@ import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
 import { HealthController } from './health/health.controller.js';
 import { BearerAuthGuard } from './http/bearer-auth.guard.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
-import { RequestLoggingMiddleware } from './logging/request-logging.middleware.js';
 import { ROOT_LOGGER } from './logging/root-logger.js';
-import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsService } from './metrics/metrics.service.js';
-import { OwnerForwardingMiddleware } from './cluster/owner-forwarding.middleware.js';
+import { OwnerForwarding } from './cluster/owner-forwarding.service.js';
 import { JournalController } from './sessions/journal.controller.js';
 import { LoopsController } from './sessions/loops.controller.js';
 import { ProcessLifecycleController } from './sessions/process-lifecycle.controller.js';
@@ -21,14 +19,11 @@ import { SessionsController } from './sessions/sessions.controller.js';
 import { AdminController } from './admin/admin.controller.js';
 import { RefusalLog } from './admin/refusal-log.service.js';
 import { WhoamiController } from './admin/whoami.controller.js';
-
-// Every request, matched or not. Fastify's middleware matcher (Nest's FastifyAdapter) does not
-// match the optional-group form `{/*splat}` that Nest's documentation gives for Express.
-const EVERY_REQUEST = { path: '{*splat}', method: RequestMethod.ALL };
+import { ShutdownState } from './shutdown/shutdown-state.js';
 
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   /**
    * @param config see `serverConfigFromEnv()`; tests pass their own (e.g. `sqlite::memory:`)
    * @param logger the root logger: request lines and the application's logs go through it
@@ -66,11 +61,9 @@ export class AppModule implements NestModule {
         SessionEventStream,
         MetricsService,
         RefusalLog,
+        OwnerForwarding,
+        ShutdownState,
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware, RequestLoggingMiddleware, OwnerForwardingMiddleware).forRoutes(EVERY_REQUEST);
   }
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { dataSourceOptionsFromUrl } from 'nestjs-process-notifications';
+import { dataSourceOptionsFromUrl, runMigrationsExclusively } from 'nestjs-process-notifications';
+import { pino } from 'pino';
 import { DataSource } from 'typeorm';
 import { redactDatabaseUrl } from './config/database-url.js';
 import { serverConfigFromEnv } from './config/server-config.js';
@@ -9,7 +10,8 @@ import { checkDatabaseIsUsable } from './startup/startup-checks.js';
 // `npm run migration:run`: the schema migrations on PN_DATABASE_URL, without starting the
 // server, logging one line per migration applied rather than every SQL statement (as the
 // TypeORM CLI does).
-const logger = createRootLogger('info');
+// Synchronous: a short run whose every line matters, ended by process.exit().
+const logger = createRootLogger('info', pino.destination({ dest: 1, sync: true }));
 
 async function migrate(): Promise<void> {
   const { databaseUrl } = serverConfigFromEnv();
@@ -17,7 +19,7 @@ async function migrate(): Promise<void> {
   const dataSource = new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false });
   await dataSource.initialize();
   try {
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    const applied = await runMigrationsExclusively(dataSource, { transaction: 'each' });
     for (const migration of applied) logger.info(`applied migration ${migration.name}`);
     logger.info(`schema of ${redactDatabaseUrl(databaseUrl)} is up to date (${applied.length} migrations applied now)`);
   } finally {

@@ -9,11 +9,11 @@ import { defaultConsoleRoot, installConsole } from './console/console-site.js';
 import type { ServerConfig } from './config/server-config.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
+import { OwnerForwarding } from './cluster/owner-forwarding.service.js';
+import { RequestObserver } from './http/request-observer.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
-import { REQUEST_ID_HEADER, requestIdOf } from './logging/request-id.js';
-import { RequestLoggingMiddleware } from './logging/request-logging.middleware.js';
+import { requestIdOf } from './logging/request-id.js';
 import { createRootLogger } from './logging/root-logger.js';
-import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import { MetricsService } from './metrics/metrics.service.js';
 
 /**
@@ -29,11 +29,11 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // What fails before Nest has the request (a path the router cannot percent-decode) is answered
   // by the same filter as everything else, as a problem document.
   const problems = new ProblemDetailsFilter();
-  // Such a request never reaches a hook or middleware: once the app exists, it is given its
-  // request id and goes through request logging and metrics before it is answered.
-  let observeEarly: (request: FastifyRequest, reply: FastifyReply) => void = () => undefined;
+  // Such a request never reaches a hook: once the app exists, it is given its request id and
+  // counted and logged like any other.
+  const early: { observer?: RequestObserver } = {};
   const adapter = new FastifyAdapter({
-    // Request lines are RequestLoggingMiddleware's, not Fastify's.
+    // Request lines are RequestObserver's, not Fastify's.
     logger: false,
     // Every request is answered while the server drains (GracefulShutdown), never with a 503.
     return503OnClosing: false,
@@ -41,16 +41,16 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      observeEarly(request, reply);
+      const { observer } = early;
+      if (observer) {
+        observer.onRequest(request, reply, () => undefined);
+        reply.raw.once('close', () => observer.observe(request, reply, String(reply.raw.statusCode)));
+      }
       problems.answer(error, request, reply);
     },
   });
   const fastify = adapter.getInstance();
   installRouteTable(fastify);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    done();
-  });
   // No body is parsed before it reaches its route: `JsonBody` reads the raw stream itself, with
   // the contract's limits and errors, and a route without a body never reads one.
   fastify.removeAllContentTypeParsers();
@@ -61,13 +61,15 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     bufferLogs: true,
   });
   app.useLogger(new PinoNestLogger(logger));
-  const early = [new RequestLoggingMiddleware(logger), new HttpMetricsMiddleware(app.get(MetricsService))];
-  observeEarly = (request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    // Where middie would have put it for the middleware.
-    Object.assign(request.raw, { id: request.id });
-    for (const middleware of early) middleware.use(request.raw, reply.raw, () => undefined);
-  };
+  // Per-request work that needs no dependency injection runs as Fastify hooks, not as Nest
+  // middleware (which Fastify runs through middie): added before `init()` registers the routes,
+  // so every route and the not-found handler run them. Forwarding comes after the request id.
+  const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService)));
+  const forwarding = app.get(OwnerForwarding);
+  fastify.addHook('onRequest', observer.onRequest);
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply) => forwarding.onRequest(request, reply));
+  fastify.addHook('onResponse', observer.onResponse);
+  fastify.addHook('onRequestAbort', observer.onRequestAbort);
   if (config.console) {
     const consoleRoot = defaultConsoleRoot();
     if (consoleRoot) installConsole(fastify, consoleRoot);

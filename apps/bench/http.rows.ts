@@ -91,8 +91,9 @@ function summarize(result: autocannon.Result, expectedStatus: number): HttpResul
 /**
  * The real server app (`createServerApp`, started in a worker thread on 127.0.0.1 and an
  * ephemeral port, fresh database per row) under autocannon load: the notify route, and two
- * routes of the same app as the framework's ceiling; then a bare node:http server for what the
- * machine does without the framework. Each app row creates its session and native loop over
+ * routes of the same app as the framework's ceiling; then a bare Nest + Fastify app (the ceiling
+ * of /healthz: what the framework costs without this project) and a bare node:http server for
+ * what the machine does without any framework. Each app row creates its session and native loop over
  * HTTP and fails unless every response had the route's success status.
  */
 export function httpRows({ connections, seconds, warmupRequests }: HttpOptions): HttpRow[] {
@@ -152,6 +153,22 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
       }
     },
   };
+  // The framework's own cost: Nest on Fastify with one constant GET and nothing of this project,
+  // the ceiling of this server's /healthz.
+  const bareNest: HttpRow = {
+    id: 'http/bare-nest',
+    label: 'bare Nest + Fastify, constant GET /healthz (not the app)',
+    database: 'none',
+    connections,
+    async run() {
+      const server = await startServerWorker(new URL('./bare-nest-server.worker.js', import.meta.url));
+      try {
+        return await load({ url: `http://127.0.0.1:${server.port}/healthz` }, 200);
+      } finally {
+        await server.close();
+      }
+    },
+  };
   // The framework-free floor of the notify route (floor-http-server.worker.ts): same checks, same
   // table, one transaction per request, same load as the app's notify row.
   const floorRow = (database: 'memory' | 'file'): HttpRow => ({
@@ -184,8 +201,9 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
     row('notify', 'file', 'http/session/file'),
     row('session', 'memory'),
     row('session', 'file'),
-    row('healthz', 'memory'),
-    row('healthz', 'file'),
+    row('healthz', 'memory', 'http/bare-nest'),
+    row('healthz', 'file', 'http/bare-nest'),
+    bareNest,
     bareNodeHttp,
   ];
 }

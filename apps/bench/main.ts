@@ -33,6 +33,9 @@ const ADMIN_RUNS = Number(process.env.BENCH_ADMIN_RUNS ?? 21);
 // Timed seconds per HTTP row, after a warm-up of fixed size.
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 const HTTP_CONNECTIONS = 64;
+// HTTP rows run this many rounds, every row once per round (interleaved, as the in-process rows);
+// each row reports its median round by requests/s.
+const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 1);
 // BENCH_ROWS=notify/memory runs only the rows whose id contains that text (e.g. to profile one),
 // and the floor or ceiling rows they are compared to.
 const ONLY = process.env.BENCH_ROWS;
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
   const http = await runRows<HttpRow, HttpResult>(
     httpRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
     (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
+    { count: HTTP_ROUNDS, score: (r) => r.requests / r.seconds },
   );
   const cluster = await runRows<HttpRow, HttpResult>(
     clusterRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
@@ -121,7 +125,7 @@ async function main(): Promise<void> {
   if (http.length) {
     console.log(
       `\nHTTP: createServerApp on 127.0.0.1 in a worker thread, autocannon in the main thread, ${HTTP_CONNECTIONS} connections, ` +
-        `${HTTP_SECONDS} s per row after 2000 warm-up requests; "x floor": requests/s over the framework-free notify floor's\n`,
+        `${HTTP_SECONDS} s per row after 2000 warm-up requests, median of ${HTTP_ROUNDS} interleaved rounds; "x floor": requests/s over the framework-free notify floor's\n`,
     );
     console.log(httpTable(http));
   }

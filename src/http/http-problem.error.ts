@@ -1,6 +1,14 @@
 /** Codes of the failures the HTTP layer detects itself (the library's errors carry their own). */
 export type HttpProblemCode =
-  'invalid_json' | 'unauthorized' | 'forbidden' | 'not_found' | 'payload_too_large' | 'unsupported_media_type' | 'stream_limit_reached';
+  | 'invalid_json'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'stream_limit_reached'
+  // This node is shutting down (`/healthz`): its journal is going away.
+  | 'journal_unavailable';
 
 /**
  * A request the HTTP layer refuses before the library sees it (authentication, body parsing).

@@ -1,4 +1,13 @@
-import { BadRequestException, Logger, type ArgumentsHost, type LoggerService } from '@nestjs/common';
+import {
+  BadRequestException,
+  ForbiddenException,
+  HttpException,
+  MethodNotAllowedException,
+  PayloadTooLargeException,
+  Logger,
+  type ArgumentsHost,
+  type LoggerService,
+} from '@nestjs/common';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -104,12 +113,35 @@ describe('ProblemDetailsFilter on a real HTTP response', () => {
     expect(tooMany.headers).not.toHaveProperty('www-authenticate');
   });
 
-  it('does not take any 400 of the framework for a bad path parameter: only a failed percent-decoding is one', async () => {
+  it('answers a 400 of the framework as a bad request, not as a bad path parameter (only a failed percent-decoding is one)', async () => {
     error = new BadRequestException('Unexpected token in JSON');
     const received = await request();
+    expect(received.status).toBe(400);
+    expect(JSON.parse(received.body)).toMatchObject({ code: 'invalid_field', field: 'request' });
+    expect(logged).toEqual([]);
+  });
+
+  it.each([
+    [new HttpException('Unsupported Media Type', 415), 415, 'unsupported_media_type'],
+    [new PayloadTooLargeException(), 413, 'payload_too_large'],
+    [new MethodNotAllowedException(), 405, 'method_not_allowed'],
+    [new ForbiddenException(), 403, 'forbidden'],
+    [new HttpException('I am a teapot', 418), 400, 'invalid_field'],
+    [Object.assign(new Error('Unsupported Media Type: application/json, text/plain'), { statusCode: 415 }), 415, 'unsupported_media_type'],
+  ])('answers every client error of the framework with a 4xx and its code, never a 500: %s', async (exception, status, code) => {
+    error = exception;
+    const received = await request();
+    expect(received.status).toBe(status);
+    expect(received.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(received.body)).toMatchObject({ status, code });
+    expect(logged).toEqual([]);
+  });
+
+  it('still answers a server-side HttpException (5xx) as a logged 500', async () => {
+    error = new HttpException('Bad Gateway', 502);
+    const received = await request();
     expect(received.status).toBe(500);
-    expect(JSON.parse(received.body)).toMatchObject({ code: 'internal_error' });
-    expect(JSON.parse(received.body)).not.toHaveProperty('field');
+    expect(logged).toHaveLength(1);
   });
 
   it('ends a response whose head was already sent (an event stream) without writing a problem into it', async () => {

@@ -9,10 +9,9 @@ import {
   type StopCause,
 } from 'nestjs-process-notifications';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import { allowedMethods } from './route-table.js';
 import { HttpProblemError } from './http-problem.error.js';
-import { PROBLEM_TYPES, problem, type Problem } from './problem-types.js';
+import { PROBLEM_TYPES, problem, type Problem, type ProblemCode } from './problem-types.js';
 
 /**
  * Seconds a client should wait before retrying, by what it waits for: a full pending set frees
@@ -24,6 +23,21 @@ const RETRY_AFTER_SECONDS: Readonly<Record<StopCause | 'journal_unavailable', st
   misrouted: '5',
   loop_stopped: '60',
   journal_unavailable: '1',
+};
+
+/**
+ * The code of an HttpException by its status: Nest's own exceptions and the Fastify errors it
+ * maps to them (a `Content-Type` its parser rejects is a 415, a body over Fastify's limit a 413).
+ * A client's mistake is never a 500; any other 4xx is answered as a bad field of the request.
+ */
+const CODE_OF_STATUS: Readonly<Record<number, ProblemCode>> = {
+  400: 'invalid_field',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
 };
 
 /**
@@ -47,7 +61,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
    */
   answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const headers: Record<string, string> = {};
-    const body = this.toProblem(exception, headers, request.raw);
+    const body = this.toProblem(exception, headers, request);
     if (reply.raw.headersSent) {
       // A stream already started (SSE): nothing can be answered any more.
       reply.raw.end();
@@ -61,7 +75,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .send(Buffer.from(JSON.stringify(body)));
   }
 
-  private toProblem(exception: unknown, headers: Record<string, string>, request: IncomingMessage): Problem {
+  private toProblem(exception: unknown, headers: Record<string, string>, request: FastifyRequest): Problem {
     if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
       if (exception instanceof JournalUnavailableError) {
         // Logged once per outage by the journal writer, not once per request.
@@ -84,6 +98,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpProblemError) {
       if (exception.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
       if (exception.code === 'stream_limit_reached') headers['Retry-After'] = '1';
+      if (exception.code === 'journal_unavailable') headers['Retry-After'] = RETRY_AFTER_SECONDS.journal_unavailable;
       return problem(exception.code, exception.message);
     }
     // The router could not percent-decode the path (Fastify's FST_ERR_BAD_URL).
@@ -96,6 +111,17 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (allowed.length === 0) return problem('not_found', 'No such route.');
       headers.Allow = allowed.join(', ');
       return problem('method_not_allowed', `${request.method ?? 'This method'} is not allowed here; use ${allowed.join(', ')}.`);
+    }
+    // Nest's exceptions, and Fastify's errors whether or not Nest mapped them to one.
+    const status =
+      exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: unknown } | undefined)?.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const code = CODE_OF_STATUS[status] ?? 'invalid_field';
+      if (code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
+      if (code === 'unsupported_media_type') return problem(code, 'The body must be JSON (Content-Type: application/json).');
+      const body = problem(code, (exception as Error).message);
+      if (code === 'invalid_field') body.field = 'request';
+      return body;
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return problem('internal_error', 'An unexpected error occurred.');

@@ -1,27 +1,19 @@
-import type { FastifyInstance } from 'fastify';
-import type { IncomingMessage } from 'node:http';
-
-/** The label of every request that matched no route (never its path: paths carry ids). */
-export const UNMATCHED_ROUTE = 'unmatched';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 interface RouteEntry {
   readonly segments: readonly string[];
   readonly methods: ReadonlySet<string>;
 }
 
-// The template a request matched and its server's route table, kept on the raw request:
-// request lines and metrics are written from the raw response's events, where Fastify's
-// request object is out of reach.
-const ROUTE = Symbol('route template');
+// The server's route table, a decoration of the Fastify instance (and so of every context in it).
 const TABLE = Symbol('route table');
-type RoutedRequest = IncomingMessage & { [ROUTE]?: string; [TABLE]?: readonly RouteEntry[] };
+type WithTable = FastifyInstance & { [TABLE]?: readonly RouteEntry[] };
 
 const segmentsOf = (path: string): string[] => path.replace(/\/+$/, '').split('/');
 
 /**
- * Records every route of `fastify` as it is registered (for {@link allowedMethods}) and, on
- * each request, the route template it matched (for {@link routeOf}). Call before the routes are
- * registered, i.e. before the application is initialised.
+ * Records every route of `fastify` as it is registered, for {@link allowedMethods}. Call before
+ * the routes are registered, i.e. before the application is initialised. Costs nothing per request.
  */
 export function installRouteTable(fastify: FastifyInstance): void {
   // Filled as routes are registered.
@@ -37,21 +29,7 @@ export function installRouteTable(fastify: FastifyInstance): void {
     if (same) methods.forEach((method) => (same.methods as Set<string>).add(method));
     else table.push({ segments, methods });
   });
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    const raw = request.raw as RoutedRequest;
-    raw[TABLE] = table;
-    const url = request.routeOptions.url;
-    if (url !== undefined && !url.includes('*')) raw[ROUTE] = url;
-    done();
-  });
-}
-
-/**
- * The route template a request matched, e.g. `/v1/sessions/:sid/process-completions`;
- * {@link UNMATCHED_ROUTE} otherwise. Never a path with ids in it.
- */
-export function routeOf(request: IncomingMessage): string {
-  return (request as RoutedRequest)[ROUTE] ?? UNMATCHED_ROUTE;
+  fastify.decorate(TABLE, table);
 }
 
 // A `:name` segment of a template matches any one non-empty segment of a path.
@@ -65,8 +43,8 @@ function matches(template: readonly string[], path: readonly string[]): boolean 
  * The methods the routes matching the request's path answer to, sorted; empty when no route
  * has that path. A request that no route took, but whose path has routes, used the wrong method.
  */
-export function allowedMethods(request: IncomingMessage): string[] {
-  const table = (request as RoutedRequest)[TABLE];
+export function allowedMethods(request: FastifyRequest): string[] {
+  const table = (request.server as WithTable)[TABLE];
   if (!table || !request.url) return [];
   const path = segmentsOf(new URL(request.url, 'http://localhost').pathname);
   const methods = new Set<string>();

@@ -7,10 +7,15 @@ import type { Level, Logger } from 'pino';
  * Nest calls `log(message, context?)` and `error(message, stack?, context?)`.
  */
 export class PinoNestLogger implements LoggerService {
+  // Nest's start-up narration (every module loaded, every route mapped: some thirty lines) is
+  // detail, at `debug`: at `info` a start shows what the operator needs.
+  private static readonly NARRATION = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params.at(-1);
+    this.write(typeof context === 'string' && PinoNestLogger.NARRATION.has(context) ? 'debug' : 'info', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {

@@ -22,11 +22,34 @@ const REDACTED_PATHS = [
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
 /**
- * The server's one pino logger: JSON lines on stdout with an ISO time and the level as a word
- * (`"level":"info"`). Writes are synchronous, so a line logged just before `process.exit()`
- * is never lost.
+ * Where the server's lines go: stdout, written asynchronously (a request never waits for the
+ * write) and buffered while a write is in progress, so that lines logged together go out in one
+ * write. Call {@link flushLogs} before the process exits, or lines still buffered are lost.
  */
-export function createRootLogger(level: LogLevelName): Logger {
+export function createLogDestination(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
+ * Resolves once every line logged so far through `logger` is written (within `timeoutMs`: a
+ * stdout nobody reads must not hold an exit forever).
+ */
+export function flushLogs(logger: Logger, timeoutMs = 2_000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The server's one pino logger: JSON lines with an ISO time and the level as a word
+ * (`"level":"info"`), on `destination` (by default {@link createLogDestination}).
+ */
+export function createRootLogger(level: LogLevelName, destination: pino.DestinationStream = createLogDestination()): Logger {
   return pino(
     {
       level,
@@ -34,6 +57,6 @@ export function createRootLogger(level: LogLevelName): Logger {
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    pino.destination({ dest: 1, sync: true }),
+    destination,
   );
 }

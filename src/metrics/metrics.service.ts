@@ -54,6 +54,10 @@ export class MetricsService implements OnModuleDestroy {
     registers: [this.registry],
   });
 
+  // Children of pn_http_requests_total, one per route and status, bound once: a label lookup
+  // per request costs more than the increment.
+  private readonly httpRequestsBy = new Map<string, Map<string, Counter.Internal>>();
+
   private readonly commits: Subscription;
 
   constructor(service: ProcessNotificationsService) {
@@ -93,7 +97,11 @@ export class MetricsService implements OnModuleDestroy {
 
   /** Counts an answered HTTP request; `route` is a template, never a path. */
   countHttpRequest(route: string, status: string): void {
-    this.httpRequests.inc({ route, status });
+    let byStatus = this.httpRequestsBy.get(route);
+    if (!byStatus) this.httpRequestsBy.set(route, (byStatus = new Map()));
+    let child = byStatus.get(status);
+    if (!child) byStatus.set(status, (child = this.httpRequests.labels(route, status)));
+    child.inc();
   }
 
   /** The metrics in Prometheus text format. */

@@ -11,6 +11,7 @@ import { JournalPageDto } from './dto/journal-page.dto.js';
 import { JournalRecordDto } from './dto/journal-record.dto.js';
 import { withKeepAlive } from './keep-alive.js';
 import { SessionEventStream } from './session-event-stream.service.js';
+import { AnyNode } from '../cluster/owner-routed.decorator.js';
 
 /** Most records one journal page may return. */
 export const MAX_JOURNAL_PAGE = 1000;
@@ -28,6 +29,7 @@ export class JournalController {
   ) {}
 
   @Get('journal')
+  @AnyNode()
   @ApiQuery({ name: 'after', required: false, type: Number, description: 'Records after this sequence (default 0).' })
   @ApiQuery({
     name: 'limit',
@@ -47,6 +49,7 @@ export class JournalController {
   }
 
   @Sse('events')
+  @AnyNode()
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
   @ApiOkResponse({

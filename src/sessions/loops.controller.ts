@@ -8,6 +8,7 @@ import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { LoopDto } from './dto/loop.dto.js';
 import { OpenLoopRequestDto } from './dto/open-loop-request.dto.js';
+import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
 @ApiTags('loops')
 @ApiBearerAuth()
@@ -17,6 +18,7 @@ export class LoopsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
+  @OwnerRouted()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
   @ApiProblems(
@@ -36,6 +38,7 @@ export class LoopsController {
   }
 
   @Get(':lid')
+  @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found')
@@ -47,6 +50,7 @@ export class LoopsController {
   }
 
   @Post(':lid/stop')
+  @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })

@@ -9,6 +9,7 @@ import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
+import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
 const EXAMPLE_EVENT_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abce';
 
@@ -24,6 +25,7 @@ export class ProcessLifecycleController {
   ) {}
 
   @Post()
+  @OwnerRouted()
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
   @ApiCreatedResponse({
     type: LifecyclePublicationDto,

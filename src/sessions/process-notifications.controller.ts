@@ -14,6 +14,7 @@ import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { PendingNotificationDto } from './dto/pending-notification.dto.js';
 import { PendingNotificationsDto } from './dto/pending-notifications.dto.js';
 import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.dto.js';
+import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
 
@@ -29,6 +30,7 @@ export class ProcessNotificationsController {
   ) {}
 
   @Post('process-completions')
+  @OwnerRouted()
   @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
   @ApiAcceptedResponse({
     type: ProcessCompletionDeliveryDto,
@@ -69,6 +71,7 @@ export class ProcessNotificationsController {
   }
 
   @Get('loops/:lid/process-notifications')
+  @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found')
@@ -81,6 +84,7 @@ export class ProcessNotificationsController {
   }
 
   @Post('loops/:lid/process-notifications/:command_id/consume')
+  @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })

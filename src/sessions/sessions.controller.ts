@@ -9,6 +9,7 @@ import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { CreateSessionRequestDto } from './dto/create-session-request.dto.js';
 import { SessionCreatedDto } from './dto/session-created.dto.js';
 import { SessionDto } from './dto/session.dto.js';
+import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
 @ApiTags('sessions')
 @ApiBearerAuth()
@@ -27,6 +28,7 @@ export class SessionsController {
   }
 
   @Get(':sid')
+  @OwnerRouted()
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable')

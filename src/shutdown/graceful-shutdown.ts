@@ -2,6 +2,7 @@ import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { SessionEventStream } from '../sessions/session-event-stream.service.js';
+import { ShutdownState } from './shutdown-state.js';
 
 /** Signals that end the server gracefully (SIGHUP and SIGUSR2 too: never a silent hard stop). */
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR2'] as const;
@@ -62,6 +63,8 @@ export class GracefulShutdown {
   }
 
   private async drain(signal?: string): Promise<void> {
+    // Before anything else: /healthz answers 503 from now on.
+    this.app.get(ShutdownState).begin();
     const server = this.app.getHttpServer() as Server;
     const deadline = Date.now() + this.graceMs;
     this.logger.log(`${signal ?? 'shutdown'}: draining ${this.responses.size} requests on ${this.inFlight.size} connections`);

@@ -1,5 +1,6 @@
-import { dataSourceOptionsFromUrl } from 'nestjs-process-notifications';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from 'nestjs-process-notifications';
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -7,13 +8,33 @@ import { redactDatabaseUrl } from '../config/database-url.js';
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
 
+/** How long each start-up check may take before the start is refused. */
+export const STARTUP_CHECK_DEADLINE_MS = 4_000;
+
+/**
+ * `work` within `ms`, or a rejection naming `what`: a file system or network that does not answer
+ * ends the start instead of holding it. File system calls run on libuv's threads, so the timer
+ * fires even while one of them hangs.
+ */
+export async function withDeadline<T>(what: string, work: Promise<T>, ms = STARTUP_CHECK_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Binds `port` and lets it go again: a port in use (or not ours to bind) is found before any
  * migration runs. Throws one line naming PORT. Port 0 (any free port) is always usable.
  */
 export async function checkPortIsFree(port: number): Promise<void> {
   if (port === 0) return;
-  await new Promise<void>((done, fail) => {
+  const probing = new Promise<void>((done, fail) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'is already in use' : `cannot be bound (${error.code ?? messageOf(error)})`;
@@ -21,21 +42,36 @@ export async function checkPortIsFree(port: number): Promise<void> {
     });
     probe.listen(port, () => probe.close(() => done()));
   });
+  await withDeadline(`binding PORT ${port}`, probing);
 }
 
+// The directory of the default database (`./data`) is created when missing, and only that one:
+// a missing directory in an explicit URL is most likely a typo, refused rather than created.
 // SQLite writes its journal files beside the database: the directory must take new files.
-function checkSqliteWritable(path: string): void {
+async function checkSqliteDirectory(url: string, path: string): Promise<void> {
   if (path === ':memory:') return;
   const file = resolve(path);
   const directory = dirname(file);
-  for (const target of existsSync(file) ? [directory, file] : [directory]) {
-    try {
-      accessSync(target, constants.W_OK);
-    } catch (error) {
-      throw new Error(
-        `${target === file ? 'file' : 'directory'} ${target} is not writable (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`,
-      );
-    }
+  if (url === DEFAULT_DATABASE_URL)
+    await mkdir(directory).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw new Error(`directory ${directory} cannot be created (${error.code ?? messageOf(error)})`);
+    });
+  const isDirectory = await stat(directory).then(
+    (found) => found.isDirectory(),
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw new Error(`directory ${directory} does not exist (create it, or fix the path)`);
+      throw new Error(`directory ${directory} cannot be read (${error.code ?? messageOf(error)})`);
+    },
+  );
+  if (!isDirectory) throw new Error(`${directory} is not a directory`);
+  const fileExists = await stat(file).then(
+    () => true,
+    () => false,
+  );
+  for (const target of fileExists ? [directory, file] : [directory]) {
+    await access(target, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`${target === file ? 'file' : 'directory'} ${target} is not writable (${error.code ?? messageOf(error)})`);
+    });
   }
 }
 
@@ -50,15 +86,20 @@ export async function checkDatabaseIsUsable(url: string): Promise<void> {
   };
   let dataSource: DataSource | undefined;
   try {
+    // Before the library's options: they create a missing directory, which is only right for the default.
+    if (url.startsWith('sqlite:'))
+      await withDeadline('the database directory check', checkSqliteDirectory(url, url.slice('sqlite:'.length)));
     const options = dataSourceOptionsFromUrl(url);
-    if (options.type === 'better-sqlite3') checkSqliteWritable(options.database);
     dataSource = new DataSource({ ...options, migrationsRun: false });
-    await dataSource.initialize();
+    await withDeadline('opening the database', dataSource.initialize());
     // Reads the schema, so a file that is not a SQLite database fails here too.
-    await dataSource.query(options.type === 'better-sqlite3' ? 'SELECT count(*) FROM sqlite_master' : 'SELECT 1');
+    await withDeadline(
+      'the first query',
+      dataSource.query(options.type === 'better-sqlite3' ? 'SELECT count(*) FROM sqlite_master' : 'SELECT 1'),
+    );
   } catch (error) {
     fail(messageOf(error));
   } finally {
-    if (dataSource?.isInitialized) await dataSource.destroy();
+    if (dataSource?.isInitialized) await withDeadline('closing the database', dataSource.destroy()).catch(() => undefined);
   }
 }

@@ -14,9 +14,9 @@ interface Refusal {
   readonly elapsedMs: number;
 }
 
-async function refusal(env: Record<string, string>): Promise<Refusal> {
+async function refusal(env: Record<string, string>, cwd?: string): Promise<Refusal> {
   const started = Date.now();
-  const error = await ServerProcess.start(env).then(
+  const error = await ServerProcess.start(env, { cwd }).then(
     async (server) => {
       await server.stop('SIGKILL');
       return new Error(`server started: ${server.output}`);
@@ -81,6 +81,32 @@ describe('start-up errors: exit 1 at once, one line naming the setting, no migra
     }
     // Left as it was: nothing was written into it.
     expect(readFileSync(dir.file('not-a-database.db'), 'utf8')).toBe(garbage);
+  });
+
+  it('a SQLite path under /proc, where a directory cannot be made: at once, not a spin', async () => {
+    const result = await refusal({ PN_DATABASE_URL: 'sqlite:/proc/pn/x.db' });
+    expectOneLine(result, 'PN_DATABASE_URL', /directory \/proc\/pn does not exist/);
+  });
+
+  it('a missing directory in an explicit URL is refused, not created (a typo must not go unnoticed)', async () => {
+    const missing = dir.file('no-such-dir');
+    const result = await refusal({ PN_DATABASE_URL: `sqlite:${missing}/journal.db` });
+    expectOneLine(result, 'PN_DATABASE_URL', /does not exist/);
+    expect(result.lines[0]).toContain(missing);
+    expect(existsSync(missing)).toBe(false);
+    // Relative, as the default is, but not the default: refused too.
+    const relative = await refusal({ PN_DATABASE_URL: 'sqlite:./other/journal.db' }, dir.path);
+    expectOneLine(relative, 'PN_DATABASE_URL', /does not exist/);
+    expect(existsSync(dir.file('other'))).toBe(false);
+  });
+
+  it('the default database creates ./data, and only that directory', async () => {
+    const server = await ServerProcess.start({ PN_DATABASE_URL: '' }, { cwd: dir.path });
+    try {
+      expect(existsSync(dir.file('data/process-notifications.db'))).toBe(true);
+    } finally {
+      await server.stop('SIGTERM');
+    }
   });
 
   it('a read-only database directory', async () => {

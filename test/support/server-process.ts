@@ -24,9 +24,10 @@ export class ServerProcess {
     });
   }
 
-  /** Starts the server with `env` (PORT=0 unless given) and resolves once it listens. */
-  static start(env: Record<string, string>): Promise<ServerProcess> {
+  /** Starts the server with `env` (PORT=0 unless given), in `cwd` if given, and resolves once it listens. */
+  static start(env: Record<string, string>, options: { cwd?: string } = {}): Promise<ServerProcess> {
     const child = spawn(process.execPath, [MAIN], {
+      cwd: options.cwd,
       env: { ...process.env, PORT: '0', PN_ADMIN_TOKEN: SERVER_ADMIN_TOKEN, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -9,6 +9,7 @@ export {
 } from './process-notifications.module-definition.js';
 export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
+export { runMigrationsExclusively } from './persistence/migration-lock.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type { JournalRecordView, LoopView, SessionView } from './process-notifications.views.js';
 export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';

@@ -1,12 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { ConsumeProcessNotificationHandler } from './commands/consume-process-notification/consume-process-notification.handler.js';
 import { DispatchProcessNotificationHandler } from './commands/dispatch-process-notification/dispatch-process-notification.handler.js';
 import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { PN_CONNECTION } from './constants.js';
 import { dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
+import { runMigrationsExclusively } from './persistence/migration-lock.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal-writer.service.js';
 import {
@@ -88,7 +90,21 @@ export class ProcessNotificationsModule extends ConfigurableModuleClass {
           name: PN_CONNECTION,
           imports: [optionsModule],
           inject: [PROCESS_NOTIFICATIONS_OPTIONS],
-          useFactory: (options: ProcessNotificationsModuleOptions) => dataSourceOptionsFromUrl(options.databaseUrl),
+          // Migrations run here rather than through `migrationsRun`, under a lock (several nodes).
+          useFactory: (options: ProcessNotificationsModuleOptions) => ({
+            ...dataSourceOptionsFromUrl(options.databaseUrl),
+            migrationsRun: false,
+          }),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            try {
+              await runMigrationsExclusively(dataSource, { transaction: 'all' });
+            } catch (error) {
+              await dataSource.destroy();
+              throw error;
+            }
+            return dataSource;
+          },
         }),
       ],
     };

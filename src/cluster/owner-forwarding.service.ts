@@ -1,17 +1,14 @@
-import { Inject, Injectable, Logger, type NestMiddleware, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isCanonicalUuid, ProcessNotificationsService } from 'nestjs-process-notifications';
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { MAX_BODY_BYTES } from '../http/read-json-body.pipe.js';
 import { BODY_TOO_LARGE, keepBody } from './buffered-body.js';
+import { isOwnerRouted } from './owner-routed.decorator.js';
 
 /** Marks a request one node forwarded to another: it is answered there, never forwarded again. */
 export const FORWARDED_HEADER = 'pn-forwarded-by';
-
-// Routes its owner answers (spec section 9): the session, its loops, pending sets, deliveries
-// and lifecycle records. Journal pages and event streams are served by any node. In any case
-// and with a trailing slash, as the router matches them.
-const OWNER_ROUTE = /^\/v1\/sessions\/([^/?#]+)(?:\/(?:loops|process-completions|process-lifecycle)(?:[/?#].*)?|\/)?(?:\?.*)?$/i;
 
 // Connection-level headers, which belong to one hop only (RFC 9110 section 7.6.1).
 const HOP_BY_HOP = new Set([
@@ -33,10 +30,13 @@ type Forwarded = { status: number; headers: IncomingHttpHeaders; body: Buffer };
  * to it, once, and its answer relayed unchanged (status, body and headers). When the owner does
  * not answer in time the request is answered here, where the library refuses it with
  * `owner_unavailable` (and `Retry-After`) while the owner's lease lasts, or takes the session
- * over once it has expired. Runs before authentication: the owner authenticates what it answers.
+ * over once it has expired. Which routes are forwarded is declared beside each route
+ * (`@OwnerRouted()`, read here from Fastify's route config); the route's `:sid` names the session.
+ * Runs as a Fastify `onRequest` hook (server-app.ts), before authentication: the owner
+ * authenticates what it answers.
  */
 @Injectable()
-export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestroy {
+export class OwnerForwarding implements OnModuleDestroy {
   private readonly logger = new Logger('Forwarding');
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   private readonly timeoutMs: number;
@@ -50,63 +50,61 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
     this.timeoutMs = config.journalTimeoutMs + 2_000;
   }
 
-  use(request: IncomingMessage, response: ServerResponse, next: () => void): void {
+  /**
+   * The `onRequest` hook: relays the owner's answer when another node owns the request's session,
+   * and otherwise lets the request go on to its route here. Never rejects.
+   */
+  async onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     // SQLite serves one process: no other node owns anything, so nothing is looked up.
-    if (!this.service.sharesDatabase) {
-      next();
-      return;
+    if (!this.service.sharesDatabase || !isOwnerRouted(request.routeOptions.config)) return;
+    try {
+      await this.route(request, reply);
+    } catch (error) {
+      this.logger.warn(`forwarding failed: ${(error as Error).message}`);
     }
-    this.route(request, response).then(
-      (answered) => {
-        if (!answered) next();
-      },
-      (error: unknown) => {
-        this.logger.warn(`forwarding failed: ${(error as Error).message}`);
-        next();
-      },
-    );
   }
 
-  // True when the owner's answer was relayed; false to answer here.
-  private async route(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
-    const sessionId = OWNER_ROUTE.exec(pathOf(request))?.[1];
-    if (!sessionId || request.headers[FORWARDED_HEADER] !== undefined || !isCanonicalUuid(sessionId.toLowerCase())) return false;
+  private async route(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const sessionId = (request.params as { sid?: string } | undefined)?.sid;
+    if (!sessionId || request.headers[FORWARDED_HEADER] !== undefined || !isCanonicalUuid(sessionId.toLowerCase())) return;
     const owner = await this.service.locateOwner(sessionId).catch(() => undefined);
-    if (owner?.kind !== 'node' || !owner.url) return false;
+    if (owner?.kind !== 'node' || !owner.url) return;
     let body: Buffer | typeof BODY_TOO_LARGE;
     try {
-      body = await readBody(request);
+      body = await readBody(request.raw);
     } catch {
       // The client went away mid-upload: nobody is left to answer.
-      response.destroy();
-      return true;
+      reply.hijack();
+      reply.raw.destroy();
+      return;
     }
-    keepBody(request, body);
-    if (body === BODY_TOO_LARGE) return false;
-    const answer = await this.forward(request, owner.url, body).catch((error: unknown) => {
+    keepBody(request.raw, body);
+    if (body === BODY_TOO_LARGE) return;
+    const answer = await this.forward(request.raw, request.id, owner.url, body).catch((error: unknown) => {
       this.warnOnce(owner.nodeId, `node ${owner.nodeId} at ${owner.url} did not answer: ${(error as Error).message}`);
       return undefined;
     });
-    if (!answer) return false;
+    if (!answer) return;
+    // Relayed as it came: the owner's status, headers (its own one-hop headers aside) and bytes.
+    reply.hijack();
     for (const [name, value] of Object.entries(answer.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) response.setHeader(name, value);
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.raw.setHeader(name, value);
     }
-    response.statusCode = answer.status;
-    response.end(answer.body);
-    return true;
+    reply.raw.statusCode = answer.status;
+    reply.raw.end(answer.body);
   }
 
-  private forward(request: IncomingMessage & { id?: string }, base: string, body: Buffer): Promise<Forwarded> {
+  private forward(request: IncomingMessage, requestId: string, base: string, body: Buffer): Promise<Forwarded> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     headers[FORWARDED_HEADER] = this.service.nodeId;
     // The owner logs and echoes this node's request id, so both nodes' lines name one request.
-    if (request.id !== undefined) headers['x-request-id'] = request.id;
+    headers['x-request-id'] = requestId;
     if (body.length > 0 || request.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
     return new Promise((resolve, reject) => {
-      const upstream = httpRequest(new URL(pathOf(request), base), {
+      const upstream = httpRequest(new URL(request.url ?? '/', base), {
         method: request.method,
         headers,
         agent: this.agent,
@@ -136,12 +134,6 @@ export class OwnerForwardingMiddleware implements NestMiddleware, OnModuleDestro
   onModuleDestroy(): void {
     this.agent.destroy();
   }
-}
-
-// The path and query as the client sent them: middleware may see `url` with its mount path
-// stripped (Fastify's middie keeps the original in `originalUrl`).
-function pathOf(request: IncomingMessage & { originalUrl?: string }): string {
-  return request.originalUrl ?? request.url ?? '';
 }
 
 // The whole body, to send it on and still have it if the owner does not answer.

@@ -1,0 +1,42 @@
+import type { DataSource, Migration } from 'typeorm';
+
+// Each try is a short statement (the connection's statement_timeout is a few seconds), repeated
+// until the other process is done or this long has passed.
+const RETRY_MS = 100;
+const WAIT_MS = 60_000;
+
+// One advisory lock key for "the schema migrations of this schema": a constant namespace and
+// the schema's name, so that processes on other schemas of the same database do not wait.
+const LOCK_KEY = "hashtext('nestjs-process-notifications:migrations:' || current_schema())";
+
+/**
+ * Runs the pending migrations of an initialised `dataSource`, serialised across processes: on
+ * PostgreSQL under a session advisory lock, so that nodes started at the same instant on an empty
+ * database run them one after the other (the second finds nothing left to do) instead of racing
+ * to create the same tables. SQLite serves one process and needs no lock.
+ */
+export async function runMigrationsExclusively(
+  dataSource: DataSource,
+  options: { transaction?: 'all' | 'each' | 'none' } = {},
+): Promise<Migration[]> {
+  if (dataSource.options.type !== 'postgres') return dataSource.runMigrations(options);
+  // The lock belongs to one connection: taken and released on the same one.
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
+      if (locked) break;
+      if (Date.now() > deadline) throw new Error(`another process has been running the migrations for over ${WAIT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+    try {
+      return await dataSource.runMigrations(options);
+    } finally {
+      await runner.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
+    }
+  } finally {
+    await runner.release();
+  }
+}
