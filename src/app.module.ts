@@ -16,10 +16,10 @@ import { ProcessLifecycleController } from './sessions/process-lifecycle.control
 import { ProcessNotificationsController } from './sessions/process-notifications.controller.js';
 import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { ShutdownState } from './shutdown/shutdown-state.js';
 import { AdminController } from './admin/admin.controller.js';
 import { RefusalLog } from './admin/refusal-log.service.js';
 import { WhoamiController } from './admin/whoami.controller.js';
-import { ShutdownState } from './shutdown/shutdown-state.js';
 
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
 @Module({})
@@ -60,9 +60,9 @@ export class AppModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         SessionEventStream,
         MetricsService,
-        RefusalLog,
         OwnerForwarding,
         ShutdownState,
+        RefusalLog,
       ],
     };
   }

@@ -1,21 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { LOOP_ENGINES, LOOP_STATES, type AdminLoopView, type LoopEngine, type LoopState } from 'nestjs-process-notifications';
+import { ApiProperty, PickType } from '@nestjs/swagger';
+import type { AdminLoopView } from 'nestjs-process-notifications';
+import { LoopDto } from '../../sessions/dto/loop.dto.js';
 
-export class AdminLoopDto {
+/** A loop as the admin list shows it: the loop's own fields, its session, and its unconsumed work. */
+export class AdminLoopDto extends PickType(LoopDto, ['loop_id', 'engine', 'state', 'capacity'] as const) {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
-
-  @ApiProperty({ format: 'uuid' })
-  readonly loop_id: string;
-
-  @ApiProperty({ enum: LOOP_ENGINES })
-  readonly engine: LoopEngine;
-
-  @ApiProperty({ enum: LOOP_STATES })
-  readonly state: LoopState;
-
-  @ApiProperty({ description: 'Capacity of the pending set.' })
-  readonly capacity: number;
 
   @ApiProperty({ description: 'Its notifications in the journal without a consumed record.' })
   readonly unconsumed: number;
