@@ -38,5 +38,7 @@ export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: 
     return () => controller.abort();
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
-  return [state, reload];
+  // The first render after new deps comes before the effect above: it must not show the old data as theirs.
+  const stale = previousDeps.current !== undefined && previousDeps.current.some((value, i) => !Object.is(value, deps[i]));
+  return [stale ? { status: 'loading' } : state, reload];
 }
