@@ -215,12 +215,31 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
        ON CONFLICT (node_id) DO UPDATE SET url = EXCLUDED.url, expires_at = EXCLUDED.expires_at`,
       [this.nodeId, this.url, this.ttlMs],
     );
-    if (this.aliveUntil > 0 && sent > this.aliveUntil) {
-      // Other nodes may have taken sessions over meanwhile; fencing keeps their records safe.
-      this.logger.warn(`heartbeat ${Math.round(sent - this.aliveUntil)} ms past the lease TTL (${this.ttlMs} ms): sessions may have moved`);
+    // Answered after the known deadline: the row may have expired before this renewal landed
+    // (the node was frozen or cut off), and other nodes may have taken sessions over meanwhile.
+    const late = performance.now() - this.aliveUntil;
+    if (this.aliveUntil > 0 && late > 0) {
+      this.logger.warn(`heartbeat ${Math.round(late)} ms past the lease TTL (${this.ttlMs} ms): re-reading the leases held`);
+      // Before the deadline moves on (and epochOf trusts memory again), every session held is
+      // checked against the database: one another node took over is dropped, and forwarded.
+      await this.revalidate(db);
     }
     // The database's now() is no earlier than the moment the statement was sent.
     this.aliveUntil = Math.max(this.aliveUntil, sent + this.ttlMs);
+  }
+
+  /** Drops every held session whose lease row no longer names this node at the epoch held. */
+  private async revalidate(db: { query(sql: string, parameters: unknown[]): Promise<unknown> }): Promise<void> {
+    const held = [...this.held];
+    if (held.length === 0) return;
+    const rows = (await db.query(`SELECT session_id, epoch FROM pn_session_leases WHERE owner_node = $1 AND session_id = ANY($2)`, [
+      this.nodeId,
+      held.map(([sessionId]) => sessionId),
+    ])) as Array<{ session_id: string; epoch: string }>;
+    const still = new Map(rows.map((row) => [row.session_id, Number(row.epoch)]));
+    for (const [sessionId, epoch] of held) {
+      if (still.get(sessionId) !== epoch) this.lose(sessionId, epoch);
+    }
   }
 
   private pool(): { connect(): Promise<PooledClient> } {
