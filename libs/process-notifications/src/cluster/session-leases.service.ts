@@ -21,7 +21,7 @@ export type LeaseLocation =
   | { readonly owner: 'node'; readonly nodeId: string; readonly url: string; readonly retryAfterSeconds: number }
   | { readonly owner: 'none' };
 
-// A steal waits for the old owner's last transaction (it holds the lease row FOR SHARE); a
+// A steal waits for the old owner's last transaction (it holds the lease row FOR UPDATE); a
 // frozen owner must not make the stealer wait longer than this.
 const STEAL_LOCK_TIMEOUT = '2s';
 
@@ -163,12 +163,16 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Inside a journal transaction: true when this node still holds the session at `epoch` and is
-   * alive. Takes the lease row FOR SHARE, so a steal waits until this transaction has ended.
+   * alive. Takes the lease row FOR UPDATE: a steal, and this node's next transaction for the
+   * session (on another connection, after this one was given up), wait until this transaction
+   * has ended, so a session's records commit in sequence order. The wait is bounded: the server
+   * ends a transaction left idle (see `idle_in_transaction_session_timeout`) and a statement
+   * waits at most `statement_timeout`.
    */
   async fence(manager: EntityManager, sessionId: string, epoch: number): Promise<boolean> {
     const rows = (await manager.query(
       `SELECT l.epoch FROM pn_session_leases l JOIN pn_nodes n ON n.node_id = l.owner_node
-       WHERE l.session_id = $1 AND l.owner_node = $2 AND n.expires_at > now() FOR SHARE OF l`,
+       WHERE l.session_id = $1 AND l.owner_node = $2 AND n.expires_at > now() FOR UPDATE OF l`,
       [sessionId, this.nodeId],
     )) as Array<{ epoch: string }>;
     return rows.length === 1 && Number(rows[0]!.epoch) === epoch;

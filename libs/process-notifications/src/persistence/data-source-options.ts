@@ -32,13 +32,15 @@ export function dataSourceOptionsFromUrl(url: string = DEFAULT_DATABASE_URL): Da
       url,
       ...common,
       // Bounded waits: a stalled or partitioned server fails a call within seconds (the journal
-      // writer's deadline is 5 s) instead of holding it, and a connection that froze inside a
-      // transaction does not hold its locks forever.
+      // writer's deadline is 5 s) instead of holding it, and a transaction left idle (its node
+      // froze, or gave it up while its COMMIT was still on the way) is ended by the server within
+      // 2 s, before a successor waiting on its session's lease row (statement_timeout) gives up:
+      // an abandoned transaction never commits after the session's next one.
       connectTimeoutMS: 3_000,
       extra: {
         query_timeout: 4_000,
         statement_timeout: 3_000,
-        idle_in_transaction_session_timeout: 10_000,
+        idle_in_transaction_session_timeout: 2_000,
         keepAlive: true,
       },
     };
