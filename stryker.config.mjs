@@ -1,6 +1,6 @@
 /**
  * Mutation testing (StrykerJS): `npm run mutate`. Not part of `npm test`: a run takes many
- * minutes. Survivors that no test can kill are explained in stryker-equivalent-mutants.md.
+ * minutes. How to run it in parts and add the scores up: docs/development.md.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {

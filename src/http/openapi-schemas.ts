@@ -64,5 +64,6 @@ export const PROCESS_LIFECYCLE_RECORD_SCHEMA: SchemaObject = {
       description: 'Absent or 0 unless has_exit_code is true.',
     },
     reason: { type: 'string', enum: [...TERMINAL_REASONS], description: 'With kind and state, one of the lifecycle tuples.' },
+    command_id: uuid('The command_id of the completion notification of the same run; only on completed and lost, never equal to event_id.'),
   },
 };

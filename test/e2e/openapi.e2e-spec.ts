@@ -1,3 +1,4 @@
+import { ProcessCompletionNotificationDto, ProcessLifecycleRecordDto } from 'nestjs-process-notifications';
 import { createHttpTestApp, type HttpTestApp } from './support/http-test-app.js';
 
 // The error table of the contract (section 8) plus the server's own codes (README).
@@ -46,6 +47,7 @@ interface MediaType {
   examples?: Record<string, { value: Record<string, unknown> }>;
 }
 interface Operation {
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; additionalProperties?: boolean } }> };
   parameters?: { name: string; in: string; schema?: { format?: string } }[];
   responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
   security?: Record<string, unknown>[];
@@ -149,6 +151,18 @@ describe('OpenAPI document at /docs-json', () => {
     const publish = doc.paths['/v1/sessions/{sid}/process-lifecycle']!.post!.responses;
     expect(publish['201']!.content!['application/json']!.example).toMatchObject({ appended: true });
     expect(publish['200']!.content!['application/json']!.example).toMatchObject({ appended: false });
+  });
+
+  it('describes the request bodies with exactly the properties the library accepts', () => {
+    const bodyOf = (path: string) => doc.paths[path]!.post!.requestBody!.content['application/json']!.schema;
+    for (const [path, dto] of [
+      ['/v1/sessions/{sid}/process-completions', ProcessCompletionNotificationDto],
+      ['/v1/sessions/{sid}/process-lifecycle', ProcessLifecycleRecordDto],
+    ] as const) {
+      const body = bodyOf(path);
+      expect({ path, properties: Object.keys(body.properties ?? {}) }).toEqual({ path, properties: [...dto.schema.properties] });
+      expect(body.additionalProperties).toBe(false);
+    }
   });
 
   it('declares the event stream as text/event-stream', () => {

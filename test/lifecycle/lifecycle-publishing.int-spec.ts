@@ -190,6 +190,62 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     expect(completed.seen).toHaveLength(1);
   });
 
+  it('a changed, added or dropped command_id under the same event_id is a collision (section 14)', async () => {
+    const record = lifecycleRecord(sessionId, 'completed', { command_id: randomUUID() });
+    const { sequence } = await service.publishProcessLifecycle(sessionId, record);
+    // The same command_id in upper case is the same record.
+    await expect(
+      service.publishProcessLifecycle(sessionId, { ...record, command_id: (record.command_id as string).toUpperCase() }),
+    ).resolves.toEqual({ eventId: record.event_id, sequence, appended: false });
+    events.length = 0;
+
+    const { command_id: _dropped, ...without } = record;
+    for (const changed of [{ ...record, command_id: randomUUID() }, without]) {
+      await expect(service.publishProcessLifecycle(sessionId, changed)).rejects.toMatchObject({
+        code: 'idempotency_collision',
+        idempotencyId: record.event_id,
+        sequence,
+      });
+    }
+    const plain = lifecycleRecord(sessionId, 'lost');
+    const first = await service.publishProcessLifecycle(sessionId, plain);
+    await expect(service.publishProcessLifecycle(sessionId, { ...plain, command_id: randomUUID() })).rejects.toMatchObject({
+      code: 'idempotency_collision',
+      sequence: first.sequence,
+    });
+    expect(await journal()).toHaveLength(2);
+    expect(events).toHaveLength(1);
+  });
+
+  it('journals command_id last, lower-cased, and publishes it with the event', async () => {
+    const commandId = randomUUID();
+    const record = lifecycleRecord(sessionId, 'lost', { command_id: commandId.toUpperCase() });
+    await service.publishProcessLifecycle(sessionId, record);
+    const [entry] = await journal();
+    expect(Object.keys(entry!.payload!).at(-2)).toBe('reason');
+    expect(Object.keys(entry!.payload!).at(-1)).toBe('command_id');
+    expect(entry!.payload!.command_id).toBe(commandId);
+    expect(events[0]).toBeInstanceOf(ProcessLostEvent);
+    expect(events[0]!.record.command_id).toBe(commandId);
+  });
+
+  it('refuses command_id on other kinds and equal to event_id, journaling nothing', async () => {
+    for (const kind of ['started', 'backgrounded', 'stop_requested'] as const) {
+      await expect(
+        service.publishProcessLifecycle(sessionId, lifecycleRecord(sessionId, kind, { command_id: randomUUID() })),
+      ).rejects.toMatchObject({
+        code: 'invalid_field',
+        field: 'command_id',
+      });
+    }
+    const id = randomUUID();
+    await expect(
+      service.publishProcessLifecycle(sessionId, lifecycleRecord(sessionId, 'completed', { event_id: id, command_id: id.toUpperCase() })),
+    ).rejects.toMatchObject({ code: 'invalid_field', field: 'command_id' });
+    expect(await journal()).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
   it('checks the owner before validation and journals nothing on a mismatch', async () => {
     const other = randomUUID();
     await service.openSession(other);

@@ -96,5 +96,13 @@ describe('the package, installed into a fresh host', () => {
       consumed: { consumed: true },
       stopped: 'loop_stopped',
     });
+
+    // The README npm shows (the one in the tarball): its minimal module compiles and delivers.
+    const npmReadme = readFileSync(join(host, 'node_modules/nestjs-process-notifications/README.md'), 'utf8');
+    const minimal = /```ts\n([\s\S]*?)```/.exec(npmReadme);
+    if (!minimal) throw new Error("the package's README.md has no ts example");
+    writeFileSync(join(host, 'src/npm-readme.ts'), minimal[1]!);
+    run(process.execPath, [join(host, 'node_modules/typescript/bin/tsc'), '-p', host], host);
+    expect(run(process.execPath, [join(host, 'dist/npm-readme.js')], host)).toMatch(/disposition: 'accepted'[\s\S]*appended: true/);
   }, 240_000);
 });

@@ -99,6 +99,11 @@ export interface LifecycleRecord {
   readonly has_exit_code?: boolean;
   readonly exit_code?: number;
   readonly reason?: TerminalReason;
+  /**
+   * Only on `completed` and `lost`: the `command_id` of the completion notification of the same
+   * run, so the loop sees this record as that notification's `outcome`. Never equal to `event_id`.
+   */
+  readonly command_id?: string;
 }
 
 /** Answer of `POST .../process-lifecycle`: 201 new, 200 identical retry. */

@@ -19,4 +19,6 @@ export interface ProcessLifecycleRecord {
   readonly has_exit_code?: boolean;
   readonly exit_code?: number;
   readonly reason?: TerminalReason;
+  /** On `completed` and `lost`: the `command_id` of the completion notification of the same run. */
+  readonly command_id?: string;
 }

@@ -352,6 +352,91 @@ describe('ProcessLifecycleRecordDto', () => {
     });
   });
 
+  describe('command_id (section 14)', () => {
+    const exited = (fields: Fields = {}) => ({ ...shaped('completed', 'exited', 'exited'), ...fields });
+    const lost = (fields: Fields = {}) => ({ ...shaped('lost', 'lost_on_restore', 'lost_on_restore'), ...fields });
+
+    it('is optional, and allowed on completed and lost', () => {
+      expect(failingField(exited())).toBeNull();
+      expect(failingField(exited({ command_id: randomUUID() }))).toBeNull();
+      expect(failingField({ ...shaped('completed', 'failed', 'failed'), command_id: randomUUID() })).toBeNull();
+      expect(failingField({ ...shaped('completed', 'killed', 'output_limit'), command_id: randomUUID() })).toBeNull();
+      expect(failingField(lost({ command_id: randomUUID() }))).toBeNull();
+    });
+
+    it.each([
+      ['started', 'running', undefined],
+      ['backgrounded', 'running', undefined],
+      ['stop_requested', 'running', 'terminated'],
+      ['stop_requested', 'starting', 'interrupted'],
+    ])('is refused on %s (state %s) as field command_id', (kind, state, reason) => {
+      expect(failingField({ ...shaped(kind, state, reason), command_id: randomUUID() })).toBe('command_id');
+    });
+
+    it.each([
+      ['not a UUID', 'not-a-uuid'],
+      ['the nil UUID', '00000000-0000-0000-0000-000000000000'],
+      ['without dashes', randomUUID().replaceAll('-', '')],
+      ['braced', `{${randomUUID()}}`],
+      ['a number', 42],
+      ['null', null],
+      ['an empty string', ''],
+    ])('is refused when %s', (_name, commandId) => {
+      expect(failingField(exited({ command_id: commandId }))).toBe('command_id');
+    });
+
+    it('must differ from event_id, in any case', () => {
+      const id = randomUUID();
+      expect(failingField(exited({ event_id: id, command_id: id }))).toBe('command_id');
+      expect(failingField(lost({ event_id: id, command_id: id.toUpperCase() }))).toBe('command_id');
+      expect(failingField(lost({ event_id: id.toUpperCase(), command_id: id }))).toBe('command_id');
+    });
+
+    it('is lower-cased like every UUID and journaled last, after reason', () => {
+      const commandId = randomUUID();
+      const dto = validateInput(
+        ProcessLifecycleRecordDto,
+        ProcessLifecycleRecordDto.schema,
+        exited({ command_id: commandId.toUpperCase() }),
+      );
+      expect(dto.command_id).toBe(commandId);
+      const properties = ProcessLifecycleRecordDto.schema.properties;
+      expect(properties.indexOf('command_id')).toBe(properties.indexOf('reason') + 1);
+      expect(properties.at(-1)).toBe('command_id');
+    });
+
+    it('is checked after reason and before the tuple and the shape', () => {
+      // A bad reason is reported before command_id.
+      expect(failingField(exited({ reason: 'vanished', command_id: 'bad' }))).toBe('state_reason');
+      // A bad command_id is reported before a bad tuple...
+      expect(failingField({ ...shaped('completed', 'exited', 'failed'), command_id: 'bad' })).toBe('command_id');
+      expect(failingField({ ...shaped('started', 'running', 'killed'), command_id: randomUUID() })).toBe('command_id');
+      // ...and before a bad shape.
+      expect(failingField(exited({ has_exit_code: undefined, command_id: 'bad' }))).toBe('command_id');
+      // Fields before it still come first.
+      expect(failingField(exited({ exit_code: 1.5, command_id: 'bad' }))).toBe('exit_code');
+      expect(failingField({ ...shaped('started', 'running'), diagnostic: 'x', command_id: randomUUID() })).toBe('diagnostic');
+    });
+
+    it('says why it was refused', () => {
+      const messageOf = (input: Fields): string => {
+        try {
+          validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, input);
+        } catch (error) {
+          if (error instanceof ValidationError) return error.message;
+          throw error;
+        }
+        throw new Error('the record was valid');
+      };
+      const id = randomUUID();
+      expect(messageOf({ ...shaped('started', 'running'), command_id: randomUUID() })).toBe(
+        'command_id is only allowed on completed and lost records',
+      );
+      expect(messageOf(exited({ event_id: id, command_id: id }))).toBe('command_id must differ from event_id');
+      expect(messageOf(exited({ command_id: 'nope' }))).toBe('command_id must be a canonical, non-nil UUID');
+    });
+  });
+
   describe('closed schema and check order', () => {
     const valid = () => shaped('started', 'running');
 

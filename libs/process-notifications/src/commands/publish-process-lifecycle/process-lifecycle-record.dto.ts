@@ -1,6 +1,7 @@
 import { IsBoolean, IsIn, ValidateIf } from 'class-validator';
 import type { ProcessLifecycleRecord } from '../../events/process-lifecycle-record.interface.js';
 import { CanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
+import { LifecycleCommandId } from '../../validation/lifecycle-command-id.decorator.js';
 import { LifecycleDiagnostic } from '../../validation/lifecycle-diagnostic.decorator.js';
 import { LifecycleExitCode } from '../../validation/lifecycle-exit-code.decorator.js';
 import { LifecycleTimestamp } from '../../validation/lifecycle-timestamp.decorator.js';
@@ -126,6 +127,14 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
   @IsIn(TERMINAL_REASONS)
   readonly reason?: TerminalReason;
 
+  /**
+   * The completion notification that reports the same run (section 14): only on `completed`
+   * and `lost`, never equal to `event_id`. Journaled, so it is part of the fingerprint.
+   */
+  @ValidateIf(present)
+  @LifecycleCommandId()
+  readonly command_id?: string;
+
   static readonly schema: InputSchema<ProcessLifecycleRecordDto> = {
     // Table order: the order of checks, and of the journaled payload.
     properties: [
@@ -143,6 +152,7 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
       'has_exit_code',
       'exit_code',
       'reason',
+      'command_id',
     ],
     fieldOf: { reason: 'state_reason' },
     checks: [
