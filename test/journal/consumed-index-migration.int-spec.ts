@@ -19,11 +19,16 @@ async function journalIndexes(databaseUrl: string): Promise<string[]> {
   }
 }
 
-// Takes the newest migration back, as the previous version left the database.
+// Takes the migrations back down to (and including) the consumed-records index, as the version
+// before it left the database.
 async function revertNewestMigration(databaseUrl: string): Promise<void> {
   const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
   try {
-    await dataSource.undoLastMigration();
+    for (;;) {
+      const [newest] = (await dataSource.query('SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1')) as Array<{ name: string }>;
+      await dataSource.undoLastMigration();
+      if (newest?.name === 'ConsumedIndex1764900000000') break;
+    }
   } finally {
     await dataSource.destroy();
   }
@@ -46,7 +51,7 @@ async function upgradeKeepsConsumption(databaseUrl: string): Promise<void> {
 
   app = await createTestApp({ databaseUrl });
   try {
-    expect(await journalIndexes(databaseUrl)).toEqual(['ix_pn_journal_consumed']);
+    expect(await journalIndexes(databaseUrl)).toEqual(['ix_pn_journal_consumed', 'ix_pn_journal_session_sequence']);
     const pending = await app.service.pendingNotifications(sessionId, loopId);
     expect(pending.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     await expect(app.service.notifyProcessCompletion(sessionId, { ...sent[1] })).resolves.toMatchObject({

@@ -7,12 +7,18 @@ import { SessionEntity } from './session.entity.js';
 import { InitialSchema1764450000000 } from './migrations/1764450000000-initial-schema.migration.js';
 import { SessionLeases1764800000000 } from './migrations/1764800000000-session-leases.migration.js';
 import { ConsumedIndex1764900000000 } from './migrations/1764900000000-consumed-index.migration.js';
+import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-session-sequence-index.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
 
 export const PN_ENTITIES = [JournalRecordEntity, SessionEntity, LoopEntity];
-export const PN_MIGRATIONS = [InitialSchema1764450000000, SessionLeases1764800000000, ConsumedIndex1764900000000];
+export const PN_MIGRATIONS = [
+  InitialSchema1764450000000,
+  SessionLeases1764800000000,
+  ConsumedIndex1764900000000,
+  SessionSequenceIndex1765100000500,
+];
 
 /**
  * Turns a `PN_DATABASE_URL`-style URL (`sqlite:<path>`, `sqlite::memory:`, `postgres://...`)
