@@ -1,11 +1,11 @@
 import { connect } from 'node:net';
-import type { DataSource } from 'typeorm';
 import { PrivatePostgres } from '../support/private-postgres.js';
-import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { connectPostgresAdmin } from '../support/postgres.js';
 import { notification } from '../support/test-app.js';
 import type { HttpAnswer } from '../support/http-client.js';
 import type { ServerProcess } from '../support/server-process.js';
-import { Cluster, connectSchema } from './support/cluster.js';
+import { clusterPerTest } from './support/cluster-per-test.js';
+import { Cluster } from './support/cluster.js';
 
 // Spec section 9, waits where nothing can help: a client hears 503 within 2 s instead of
 // waiting on an owner or a database that does not answer.
@@ -20,31 +20,11 @@ const timed = async (work: () => Promise<HttpAnswer>): Promise<{ answer: HttpAns
 };
 
 describeOnPostgres('bounded waits between nodes (real processes)', () => {
-  let schema: { name: string; databaseUrl: string };
-  let cluster: Cluster | undefined;
-  let db: DataSource | undefined;
-
-  beforeEach(async () => {
-    schema = freshSchema();
-    await admin!.query(`CREATE SCHEMA "${schema.name}"`);
-  });
-
-  afterEach(async () => {
-    for (const node of cluster?.nodes ?? []) node.signal('SIGCONT');
-    await cluster?.stop();
-    await db?.destroy();
-    cluster = undefined;
-    db = undefined;
-    await admin!.query(`DROP SCHEMA IF EXISTS "${schema.name}" CASCADE`);
-  });
-
-  afterAll(async () => {
-    await admin!.destroy();
-  });
+  const t = clusterPerTest(admin!);
 
   it('a forward to an owner that does not answer gives up within 2 s: 503 owner_unavailable with Retry-After', async () => {
     // A lease far longer than the test: the frozen owner's lease is still running throughout.
-    cluster = await Cluster.start(2, schema.databaseUrl, { PN_LEASE_TTL_MS: '60000' });
+    const cluster = (t.cluster = await Cluster.start(2, t.databaseUrl, { PN_LEASE_TTL_MS: '60000' }));
     const [frozen, other] = cluster.nodes as [ServerProcess, ServerProcess];
     const session = await cluster.openSession(frozen, frozen);
     frozen.signal('SIGSTOP');
@@ -52,7 +32,7 @@ describeOnPostgres('bounded waits between nodes (real processes)', () => {
       ['GET', `/v1/sessions/${session.sessionId}/loops/${session.loopId}`, undefined],
       ['POST', `/v1/sessions/${session.sessionId}/process-completions`, notification(session.sessionId, session.loopId)],
     ] as const) {
-      const { answer, ms } = await timed(() => cluster!.call(other, method, path, session.token, body));
+      const { answer, ms } = await timed(() => cluster.call(other, method, path, session.token, body));
       expect({ status: answer.status, code: (answer.body as { code?: string }).code, withinBound: ms < BOUND_MS || ms }).toEqual({
         status: 503,
         code: 'owner_unavailable',
@@ -63,8 +43,7 @@ describeOnPostgres('bounded waits between nodes (real processes)', () => {
   }, 60_000);
 
   it('SIGTERM with an idle client connection that sends nothing: the leases are released at once, not after the grace period', async () => {
-    cluster = await Cluster.start(2, schema.databaseUrl, { PN_LEASE_TTL_MS: '60000' });
-    db = await connectSchema(schema.databaseUrl);
+    const cluster = (t.cluster = await Cluster.start(2, t.databaseUrl, { PN_LEASE_TTL_MS: '60000' }));
     const [leaving, staying] = cluster.nodes as [ServerProcess, ServerProcess];
     const session = await cluster.openSession(leaving, leaving);
     // A client that connected and never sends a byte, and never closes its side.

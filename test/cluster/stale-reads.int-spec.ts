@@ -1,6 +1,6 @@
-import type { DataSource } from 'typeorm';
-import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { connectPostgresAdmin } from '../support/postgres.js';
 import type { ServerProcess } from '../support/server-process.js';
+import { clusterPerTest } from './support/cluster-per-test.js';
 import { Cluster, connectSchema, type ClusterSession } from './support/cluster.js';
 
 // Spec section 9 after a lapse: a node frozen past its lease TTL while another node took its
@@ -14,36 +14,17 @@ const TTL_MS = 2_000;
 const OBSERVE_MS = 5_000;
 
 describeOnPostgres('no stale answers after a heal (real processes)', () => {
-  let schema: { name: string; databaseUrl: string };
-  let cluster: Cluster | undefined;
-  let db: DataSource | undefined;
-
-  beforeEach(async () => {
-    schema = freshSchema();
-    await admin!.query(`CREATE SCHEMA "${schema.name}"`);
-  });
-
-  afterEach(async () => {
-    await cluster?.stop();
-    await db?.destroy();
-    cluster = undefined;
-    db = undefined;
-    await admin!.query(`DROP SCHEMA IF EXISTS "${schema.name}" CASCADE`);
-  });
-
-  afterAll(async () => {
-    await admin!.destroy();
-  });
+  const t = clusterPerTest(admin!);
 
   const pendingVia = (node: ServerProcess, session: ClusterSession) =>
-    cluster!.call(node, 'GET', `/v1/sessions/${session.sessionId}/loops/${session.loopId}/process-notifications`, session.token);
+    t.cluster!.call(node, 'GET', `/v1/sessions/${session.sessionId}/loops/${session.loopId}/process-notifications`, session.token);
 
   const idsOf = (answer: { body?: unknown }): string[] =>
     (answer.body as { notifications: Array<{ command_id: string }> }).notifications.map((n) => n.command_id);
 
   it('SIGSTOP of the owner past its TTL, takeover, consume one and accept one, SIGCONT: every read through the old owner shows the new state', async () => {
-    cluster = await Cluster.start(3, schema.databaseUrl, { PN_LEASE_TTL_MS: String(TTL_MS) });
-    db = await connectSchema(schema.databaseUrl);
+    const cluster = (t.cluster = await Cluster.start(3, t.databaseUrl, { PN_LEASE_TTL_MS: String(TTL_MS) }));
+    const db = (t.db = await connectSchema(t.databaseUrl));
     const [old, other] = cluster.nodes as [ServerProcess, ServerProcess];
     const session = await cluster.openSession(old, old);
     const before: string[] = [];
@@ -56,7 +37,7 @@ describeOnPostgres('no stale answers after a heal (real processes)', () => {
     try {
       // Another node takes over once the frozen node's lease expired, consumes #1, accepts #6.
       const consumed = await cluster.retrying(() =>
-        cluster!.call(
+        cluster.call(
           other,
           'POST',
           `/v1/sessions/${session.sessionId}/loops/${session.loopId}/process-notifications/${before[0]}/consume`,
