@@ -226,7 +226,17 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`heartbeat ${Math.round(late)} ms past the lease TTL (${this.ttlMs} ms): re-reading the leases held`);
       // Before the deadline moves on (and epochOf trusts memory again), every session held is
       // checked against the database: one another node took over is dropped, and forwarded.
-      await this.revalidate(db);
+      // Not known: the deadline stays behind, so every request checks the lease in the database.
+      if (
+        !(await this.revalidate(db).then(
+          () => true,
+          (error: unknown) => {
+            this.logger.warn(`re-reading the leases held failed: ${(error as Error).message}`);
+            return false;
+          },
+        ))
+      )
+        return;
     }
     // The database's now() is no earlier than the moment the statement was sent.
     this.aliveUntil = Math.max(this.aliveUntil, sent + this.ttlMs);
