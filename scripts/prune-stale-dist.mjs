@@ -12,6 +12,8 @@ const OUTPUTS = [
   { dist: 'libs/pn-supervise/dist', sources: 'libs/pn-supervise/src' },
 ];
 const COMPILED = /\.(?:js|js\.map|d\.ts|d\.ts\.map)$/;
+// Written by Vite (the web console), not compiled from a TypeScript file beside it.
+const BUNDLED = join('dist', 'console', '');
 
 function* files(directory) {
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
@@ -24,7 +26,7 @@ function* files(directory) {
 for (const { dist, sources } of OUTPUTS) {
   if (!existsSync(dist)) continue;
   for (const file of files(dist)) {
-    if (!COMPILED.test(file)) continue;
+    if (!COMPILED.test(file) || file.startsWith(BUNDLED)) continue;
     const source = join(sources, relative(dist, file).replace(COMPILED, '.ts'));
     if (!existsSync(source)) rmSync(file);
   }

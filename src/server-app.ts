@@ -5,6 +5,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
+import { defaultConsoleRoot, installConsole } from './console/console-site.js';
 import type { ServerConfig } from './config/server-config.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
@@ -18,7 +19,7 @@ import { MetricsService } from './metrics/metrics.service.js';
 /**
  * Builds the HTTP server exactly as `main.ts` runs it: Nest on Fastify, with no body parser
  * (bodies are read strictly per route, see `JsonBody`) and the OpenAPI document at `/docs`
- * (JSON at `/docs-json`). On close the server stops accepting, SSE streams end
+ * (JSON at `/docs-json`), and the web console at `/console` unless `config.console` is off. On close the server stops accepting, SSE streams end
  * (SessionEventStream), in-flight requests finish, and only then does the database close.
  * Guard and problem filter come from the module. Logs are JSON lines at `config.logLevel`
  * (through `options.logger` when given). Call `listen()` or `init()` on the result.
@@ -69,6 +70,11 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply) => forwarding.onRequest(request, reply));
   fastify.addHook('onResponse', observer.onResponse);
   fastify.addHook('onRequestAbort', observer.onRequestAbort);
+  if (config.console) {
+    const consoleRoot = defaultConsoleRoot();
+    if (consoleRoot) installConsole(fastify, consoleRoot);
+    else logger.warn('The console is not built (npm run build builds it): /console answers 404');
+  }
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription(

@@ -24,6 +24,10 @@ const HOP_BY_HOP = new Set([
   'content-length',
 ]);
 
+// Leaves room, within the 2 s a client waits at most for an owner that does not answer, for the
+// lease check that answers the request here.
+const FORWARD_TIMEOUT_MS = 1_500;
+
 type Forwarded = { status: number; headers: IncomingHttpHeaders; body: Buffer };
 
 /**
@@ -47,8 +51,10 @@ export class OwnerForwarding implements OnModuleDestroy {
     private readonly service: ProcessNotificationsService,
     @Inject(SERVER_CONFIG) config: ServerConfig,
   ) {
-    // The owner answers within its journal deadline; a little more covers the hop.
-    this.timeoutMs = config.journalTimeoutMs + 2_000;
+    // An owner that does not answer in this time is given up on (spec section 9: the request is
+    // then answered here, `owner_unavailable` while its lease lasts); an identical retry of a
+    // delivery it did commit meanwhile de-duplicates.
+    this.timeoutMs = Math.min(config.journalTimeoutMs + 2_000, FORWARD_TIMEOUT_MS);
   }
 
   /**

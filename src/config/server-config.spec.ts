@@ -16,6 +16,7 @@ describe('serverConfigFromEnv', () => {
       logLevel: 'info',
       leaseTtlMs: 10000,
       sseKeepAliveMs: 15000,
+      console: true,
     });
     expect(serverConfigFromEnv({}).adminToken).not.toBe(config.adminToken);
   });
@@ -35,6 +36,7 @@ describe('serverConfigFromEnv', () => {
         PN_LOG_LEVEL: 'debug',
         PN_NODE_URL: 'http://10.0.0.7:8080/',
         PN_LEASE_TTL_MS: '2500',
+        PN_CONSOLE: 'off',
       }),
     ).toEqual({
       port: 8080,
@@ -50,6 +52,7 @@ describe('serverConfigFromEnv', () => {
       nodeUrl: 'http://10.0.0.7:8080',
       leaseTtlMs: 2500,
       sseKeepAliveMs: 15000,
+      console: false,
     });
     expect(serverConfigFromEnv({ PORT: '', PN_DATABASE_URL: '', PN_ADMIN_TOKEN: '', PN_LOOP_CAPACITY: '' })).toMatchObject({
       port: 3000,
@@ -83,6 +86,8 @@ describe('serverConfigFromEnv', () => {
     ['PN_NODE_URL', 'node-2:3000'],
     ['PN_NODE_URL', 'https://node-2'],
     ['PN_NODE_URL', 'http://node-2/?x=1'],
+    ['PN_CONSOLE', 'no'],
+    ['PN_CONSOLE', 'OFF'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => serverConfigFromEnv({ [name]: value })).toThrow(name);
   });

@@ -43,6 +43,8 @@ export interface ServerConfig {
   readonly leaseTtlMs: number;
   /** An idle event stream sends a `: keep-alive` comment this often, so proxies keep it open. @default 15000 */
   readonly sseKeepAliveMs: number;
+  /** Whether `/console` serves the web console (PN_CONSOLE=off turns it off; the API stays). @default true */
+  readonly console: boolean;
 }
 
 /** pino's levels, lowest priority last, and `silent`. */
@@ -91,6 +93,13 @@ function nodeUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+function consoleOf(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.PN_CONSOLE?.trim();
+  if (!raw || raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`PN_CONSOLE must be on or off, got "${raw}"`);
+}
+
 function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
   const raw = env.PN_LOG_LEVEL?.trim();
   if (!raw) return 'info';
@@ -102,8 +111,8 @@ function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
 
 /**
  * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN, PN_LOOP_CAPACITY, PN_MAX_LOOPS_PER_SESSION,
- * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS, PN_LOG_LEVEL, PN_NODE_URL and
- * PN_LEASE_TTL_MS; empty means unset. Throws, with one
+ * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS, PN_LOG_LEVEL, PN_NODE_URL,
+ * PN_LEASE_TTL_MS and PN_CONSOLE; empty means unset. Throws, with one
  * line naming the setting, on a value that is not usable, so a misconfigured server never starts.
  */
 export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -122,5 +131,6 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Serve
     nodeUrl: nodeUrlOf(env),
     leaseTtlMs: integer(env, 'PN_LEASE_TTL_MS', DEFAULT_LEASE_TTL_MS, 1000, 3_600_000),
     sseKeepAliveMs: DEFAULT_SSE_KEEP_ALIVE_MS,
+    console: consoleOf(env),
   };
 }

@@ -9,6 +9,9 @@ export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR2'] as co
 
 // A keep-alive connection with no request for this long while draining is closed.
 const IDLE_CLOSE_MS = 1_000;
+// A closed idle connection whose client does not close its side (half-open, or a client that
+// sends nothing) is destroyed this long after: it must not hold the lease release up.
+const LINGER_MS = 250;
 const POLL_MS = 25;
 
 /**
@@ -76,10 +79,20 @@ export class GracefulShutdown {
     // Open event streams end now (clients resume elsewhere with Last-Event-ID).
     await this.app.get(SessionEventStream).close();
 
+    const ended = new Map<Socket, number>();
     while (this.inFlight.size > 0 && Date.now() < deadline) {
       const now = Date.now();
       for (const [socket, count] of this.inFlight) {
-        if (count === 0 && now - (this.idleSince.get(socket) ?? now) >= IDLE_CLOSE_MS) socket.end();
+        if (count > 0) continue;
+        const endedAt = ended.get(socket);
+        if (endedAt === undefined) {
+          if (now - (this.idleSince.get(socket) ?? now) < IDLE_CLOSE_MS) continue;
+          socket.end();
+          ended.set(socket, now);
+        } else if (now - endedAt >= LINGER_MS) {
+          // Nothing in flight on it and its client did not answer the close: no response is lost.
+          socket.destroy();
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }

@@ -315,6 +315,17 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     const consumed = (await consume(a.sessionId, loopA, n.command_id as string)).body.sequence as number;
     await t.http.post(`/v1/sessions/${b.sessionId}/loops/${loopB}/stop`).set(admin).expect(200);
 
+    // How A's run ended (section 14); B's has no such record.
+    const completed = lifecycleRecord(a.sessionId, loopA, {
+      kind: 'completed',
+      state: 'failed',
+      reason: 'failed',
+      process_finished_at: '2026-01-01T00:00:02Z',
+      diagnostic: 'could not start',
+      command_id: n.command_id,
+    });
+    await t.http.post(`/v1/sessions/${a.sessionId}/process-lifecycle`).set(admin).send(completed).expect(201);
+
     const sequenceIn = async (sessionId: string) => (await journal(sessionId)).find((r) => r.idempotency_id === n.command_id)!.sequence;
     const [sequenceA, sequenceB] = [await sequenceIn(a.sessionId), await sequenceIn(b.sessionId)];
     const found = await get(`/v1/admin/notifications/${(n.command_id as string).toUpperCase()}`);
@@ -330,6 +341,15 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
           reason: 'failed',
           created_at: expect.any(String),
           consumed_sequence: consumed,
+          outcome: {
+            event_id: completed.event_id,
+            kind: 'completed',
+            has_exit_code: false,
+            exit_code: null,
+            diagnostic: 'could not start',
+            process_started_at: '2026-01-01T00:00:01Z',
+            process_finished_at: '2026-01-01T00:00:02Z',
+          },
         },
         {
           session_id: b.sessionId,
@@ -341,6 +361,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
           reason: 'exited',
           created_at: expect.any(String),
           consumed_sequence: null,
+          outcome: null,
         },
       ],
     });

@@ -53,6 +53,7 @@ async function upgradeKeepsConsumption(databaseUrl: string): Promise<void> {
   try {
     expect(await journalIndexes(databaseUrl)).toContain('ix_pn_journal_consumed');
     expect(await journalIndexes(databaseUrl)).not.toContain('ix_pn_journal_cause');
+    expect(await journalIndexes(databaseUrl)).toContain('ix_pn_journal_session_sequence');
     const pending = await app.service.pendingNotifications(sessionId, loopId);
     expect(pending.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     await expect(app.service.notifyProcessCompletion(sessionId, { ...sent[1] })).resolves.toMatchObject({

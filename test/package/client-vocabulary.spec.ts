@@ -1,5 +1,6 @@
 import * as client from 'process-notifications-client';
 import * as library from 'nestjs-process-notifications';
+import { REFUSAL_CODES, type RefusalCode } from '../../src/admin/refusal-log.service.js';
 import { PROBLEM_TYPES, type ProblemCode } from '../../src/http/problem-types.js';
 
 // The dependency-free client spells out the closed sets of the API; each copy must equal the
@@ -30,5 +31,15 @@ describe("the client's copy of the closed sets", () => {
     const toClient = (code: ProblemCode): client.ProblemCode => code;
     const toServer = (code: client.ProblemCode): ProblemCode => code;
     for (const code of client.PROBLEM_CODES) expect(toServer(toClient(code))).toBe(code);
+  });
+
+  it('types the admin loop filters and refusal codes the service knows, and no other', () => {
+    // The admin API's closed sets are type-only in the client: both directions must type-check.
+    const filterToClient = (filter: library.LoopFilter): client.LoopFilter => filter;
+    const filterToServer = (filter: client.LoopFilter): library.LoopFilter => filter;
+    for (const filter of library.LOOP_FILTERS) expect(filterToServer(filterToClient(filter))).toBe(filter);
+    const codeToClient = (code: RefusalCode): client.RefusalCode => code;
+    const codeToServer = (code: client.RefusalCode): RefusalCode => code;
+    for (const code of REFUSAL_CODES) expect(codeToServer(codeToClient(code))).toBe(code);
   });
 });

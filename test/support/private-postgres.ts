@@ -42,7 +42,8 @@ export class PrivatePostgres {
     return undefined;
   }
 
-  static async start(): Promise<PrivatePostgres> {
+  /** Starts a server; `settings` are extra server parameters (`-c name=value`). */
+  static async start(settings: Record<string, string> = {}): Promise<PrivatePostgres> {
     const bin = binDir()!;
     const dir = mkdtempSync(join(tmpdir(), 'pn-pg-'));
     chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
@@ -56,7 +57,9 @@ export class PrivatePostgres {
       join(dir, 'log'),
       '-w',
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${Object.entries(settings)
+        .map(([name, value]) => ` -c ${name}=${value}`)
+        .join('')}`,
       'start',
     ]);
     return server;

@@ -2,6 +2,7 @@
  * The admin read API (spec section 12.1), as the server sends it. Every route but `whoami` needs
  * the admin token.
  */
+import type { ProcessOutcome } from './api.types.js';
 import type { LoopEngine, LoopState, StopCause, TerminalReason, TerminalState } from './vocabulary.js';
 
 /** Which loops `adminLoops` lists. */
@@ -70,6 +71,8 @@ export interface NotificationLocation {
   readonly reason: TerminalReason | null;
   readonly created_at: string;
   readonly consumed_sequence: number | null;
+  /** How its process ended (section 14); null until a `completed` or `lost` record names it. */
+  readonly outcome: ProcessOutcome | null;
 }
 
 /** Answer of `GET /v1/admin/notifications/:command_id`: one entry per session. */

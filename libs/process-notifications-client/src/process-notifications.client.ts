@@ -155,6 +155,21 @@ function queryString(query: object): string {
   return search.size > 0 ? `?${search}` : '';
 }
 
+/** A response body's chunks, through its reader: not every browser iterates a ReadableStream. */
+async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array, void, undefined> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /**
  * A typed client of the process notifications REST API (v1). Plain `fetch`, no
  * dependencies. Error answers are thrown as {@link ProblemError}, failures to get an answer
@@ -170,7 +185,8 @@ export class ProcessNotificationsClient {
   constructor(private readonly options: ProcessNotificationsClientOptions) {
     this.baseUrl = String(options.baseUrl).replace(/\/+$/, '');
     this.retryPolicy = options.retry instanceof RetryPolicy ? options.retry : new RetryPolicy(options.retry);
-    this.fetchFn = options.fetch ?? globalThis.fetch;
+    // Called through a wrapper: a browser's fetch throws when called as a method of another object.
+    this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   }
 
@@ -243,11 +259,7 @@ export class ProcessNotificationsClient {
    * record typed by `kind`. A read: fails fast unless `retry` is passed.
    */
   journal(sessionId: string, query: JournalQuery = {}, options: CallOptions = {}): Promise<JournalPage> {
-    const search = new URLSearchParams();
-    if (query.after !== undefined) search.set('after', String(query.after));
-    if (query.limit !== undefined) search.set('limit', String(query.limit));
-    const suffix = search.size > 0 ? `?${search}` : '';
-    return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${suffix}`, options);
+    return this.get('journal', `/v1/sessions/${segment(sessionId)}/journal${queryString(query)}`, options);
   }
 
   /** `GET /v1/admin/sessions` (admin token): one page of sessions, newest first. */
@@ -306,12 +318,8 @@ export class ProcessNotificationsClient {
         if (!response.ok) throw await this.problemOf(response);
         const decoder = new SseDecoder();
         const text = new TextDecoder();
-        // A reader, not `for await` over the body: not every browser makes a ReadableStream iterable.
-        const reader = response.body!.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          for (const event of decoder.push(text.decode(value, { stream: true }))) {
+        for await (const chunk of chunksOf(response.body)) {
+          for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
             if (event.id !== undefined) lastEventId = event.id;
             failures = 0;
             yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };

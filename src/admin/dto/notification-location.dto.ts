@@ -8,6 +8,7 @@ import {
   type TerminalReason,
   type TerminalState,
 } from 'nestjs-process-notifications';
+import { ProcessOutcomeDto } from '../../sessions/dto/process-outcome.dto.js';
 
 export class NotificationLocationDto {
   @ApiProperty({ format: 'uuid' })
@@ -37,6 +38,13 @@ export class NotificationLocationDto {
   @ApiProperty({ type: Number, nullable: true, description: 'Sequence of its consumed record; null while unconsumed.' })
   readonly consumed_sequence: number | null;
 
+  @ApiProperty({
+    type: ProcessOutcomeDto,
+    nullable: true,
+    description: 'How its process ended; null until a completed or lost record names it.',
+  })
+  readonly outcome: ProcessOutcomeDto | null;
+
   static from(view: NotificationLocationView): NotificationLocationDto {
     return {
       session_id: view.sessionId,
@@ -48,6 +56,7 @@ export class NotificationLocationDto {
       reason: view.reason,
       created_at: view.createdAt,
       consumed_sequence: view.consumedSequence,
+      outcome: view.outcome === null ? null : ProcessOutcomeDto.from(view.outcome),
     };
   }
 }

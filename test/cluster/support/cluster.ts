@@ -45,12 +45,14 @@ export class Cluster {
     return cluster;
   }
 
-  async addNode(): Promise<ServerProcess> {
+  /** Starts one more node; `env` adds to (or overrides) the cluster's, e.g. another database route. */
+  async addNode(env: Record<string, string> = {}): Promise<ServerProcess> {
     const node = await ServerProcess.start({
       PN_DATABASE_URL: this.databaseUrl,
       PN_LOOP_CAPACITY: '1000000',
       PN_LOG_LEVEL: 'warn',
       ...this.env,
+      ...env,
     });
     this.nodes.push(node);
     return node;

@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
 import { SessionLeases } from '../cluster/session-leases.service.js';
+import { ProcessOutcomes } from '../outcomes/process-outcomes.service.js';
 import { CommandNotJournaledError } from '../errors/command-not-journaled.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { CONSUMED_KIND } from '../persistence/journal-record.entity.js';
@@ -48,6 +49,7 @@ export class AdminQueries {
   constructor(
     private readonly reader: JournalWriter,
     private readonly leases: SessionLeases,
+    private readonly outcomes: ProcessOutcomes,
     @InjectDataSource(PN_CONNECTION) dataSource: DataSource,
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
@@ -154,6 +156,11 @@ export class AdminQueries {
         ) as Promise<Row[]>,
     );
     if (rows.length === 0) throw new CommandNotJournaledError(id);
+    // Its outcome in each session (section 14): one primary-key read per session that has it.
+    const sessions = [...new Set(rows.map((row) => String(row.session_id)))];
+    const outcomes = new Map(
+      await Promise.all(sessions.map(async (session) => [session, (await this.outcomes.of(session, [id])).get(id) ?? null] as const)),
+    );
     return rows.map((row) => {
       // Null once retention dropped it (the record itself stays).
       const payload = JSON.parse(String(row.payload)) as Record<string, string> | null;
@@ -167,6 +174,7 @@ export class AdminQueries {
         reason: (payload?.reason ?? null) as NotificationLocationView['reason'],
         createdAt: String(row.created_at),
         consumedSequence: row.consumed_sequence === null ? null : Number(row.consumed_sequence),
+        outcome: outcomes.get(String(row.session_id)) ?? null,
       };
     });
   }

@@ -1,3 +1,4 @@
+import type { ProcessOutcome } from '../outcomes/process-outcome.interface.js';
 import type { LoopEngine, LoopFilter, LoopState, TerminalReason, TerminalState } from '../vocabulary/process-vocabulary.js';
 
 /** One page of an admin list, newest first; `nextCursor` is null on the last page. */
@@ -62,6 +63,8 @@ export interface NotificationLocationView {
   readonly createdAt: string;
   /** The consumed record's sequence, null while unconsumed. */
   readonly consumedSequence: number | null;
+  /** How its process ended (section 14), null until a `completed` or `lost` record names it. */
+  readonly outcome: ProcessOutcome | null;
 }
 
 /** A server process serving the database. */

@@ -21,7 +21,7 @@ export type LeaseLocation =
   | { readonly owner: 'node'; readonly nodeId: string; readonly url: string; readonly retryAfterSeconds: number }
   | { readonly owner: 'none' };
 
-// A steal waits for the old owner's last transaction (it holds the lease row FOR SHARE); a
+// A steal waits for the old owner's last transaction (it holds the lease row FOR UPDATE); a
 // frozen owner must not make the stealer wait longer than this.
 const STEAL_LOCK_TIMEOUT = '2s';
 
@@ -168,12 +168,16 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Inside a journal transaction: true when this node still holds the session at `epoch` and is
-   * alive. Takes the lease row FOR SHARE, so a steal waits until this transaction has ended.
+   * alive. Takes the lease row FOR UPDATE: a steal, and this node's next transaction for the
+   * session (on another connection, after this one was given up), wait until this transaction
+   * has ended, so a session's records commit in sequence order. The wait is bounded: the server
+   * ends a transaction left idle (see `idle_in_transaction_session_timeout`) and a statement
+   * waits at most `statement_timeout`.
    */
   async fence(manager: EntityManager, sessionId: string, epoch: number): Promise<boolean> {
     const rows = (await manager.query(
       `SELECT l.epoch FROM pn_session_leases l JOIN pn_nodes n ON n.node_id = l.owner_node
-       WHERE l.session_id = $1 AND l.owner_node = $2 AND n.expires_at > now() FOR SHARE OF l`,
+       WHERE l.session_id = $1 AND l.owner_node = $2 AND n.expires_at > now() FOR UPDATE OF l`,
       [sessionId, this.nodeId],
     )) as Array<{ epoch: string }>;
     return rows.length === 1 && Number(rows[0]!.epoch) === epoch;
@@ -220,12 +224,41 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
        ON CONFLICT (node_id) DO UPDATE SET url = EXCLUDED.url, expires_at = EXCLUDED.expires_at, heartbeat_at = EXCLUDED.heartbeat_at`,
       [this.nodeId, this.url, this.ttlMs],
     );
-    if (this.aliveUntil > 0 && sent > this.aliveUntil) {
-      // Other nodes may have taken sessions over meanwhile; fencing keeps their records safe.
-      this.logger.warn(`heartbeat ${Math.round(sent - this.aliveUntil)} ms past the lease TTL (${this.ttlMs} ms): sessions may have moved`);
+    // Answered after the known deadline: the row may have expired before this renewal landed
+    // (the node was frozen or cut off), and other nodes may have taken sessions over meanwhile.
+    const late = performance.now() - this.aliveUntil;
+    if (this.aliveUntil > 0 && late > 0) {
+      this.logger.warn(`heartbeat ${Math.round(late)} ms past the lease TTL (${this.ttlMs} ms): re-reading the leases held`);
+      // Before the deadline moves on (and epochOf trusts memory again), every session held is
+      // checked against the database: one another node took over is dropped, and forwarded.
+      // Not known: the deadline stays behind, so every request checks the lease in the database.
+      if (
+        !(await this.revalidate(db).then(
+          () => true,
+          (error: unknown) => {
+            this.logger.warn(`re-reading the leases held failed: ${(error as Error).message}`);
+            return false;
+          },
+        ))
+      )
+        return;
     }
     // The database's now() is no earlier than the moment the statement was sent.
     this.aliveUntil = Math.max(this.aliveUntil, sent + this.ttlMs);
+  }
+
+  /** Drops every held session whose lease row no longer names this node at the epoch held. */
+  private async revalidate(db: { query(sql: string, parameters: unknown[]): Promise<unknown> }): Promise<void> {
+    const held = [...this.held];
+    if (held.length === 0) return;
+    const rows = (await db.query(`SELECT session_id, epoch FROM pn_session_leases WHERE owner_node = $1 AND session_id = ANY($2)`, [
+      this.nodeId,
+      held.map(([sessionId]) => sessionId),
+    ])) as Array<{ session_id: string; epoch: string }>;
+    const still = new Map(rows.map((row) => [row.session_id, Number(row.epoch)]));
+    for (const [sessionId, epoch] of held) {
+      if (still.get(sessionId) !== epoch) this.lose(sessionId, epoch);
+    }
   }
 
   private pool(): { connect(): Promise<PooledClient> } {

@@ -9,6 +9,15 @@ import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
 import { SessionLeases } from './session-leases.service.js';
 
+// How long a request for another node's session waits on the database before it is forwarded
+// to the owner the database named last.
+const LOCATE_PATIENCE_MS = 300;
+// Sessions whose last owner is remembered.
+const LAST_OWNERS = 10_000;
+// How long a takeover may keep a request waiting (a node cut from the database answers within
+// 2 s); the takeover goes on, and the client's retry finds it done.
+const CLAIM_PATIENCE_MS = 1_500;
+
 /** Where a session's requests are answered (see `ProcessNotificationsService.locateOwner`). */
 export type SessionOwner =
   | { readonly kind: 'self' }
@@ -26,6 +35,8 @@ export class SessionOwnership implements OnModuleDestroy {
   // One takeover per session at a time; concurrent callers wait for the same one.
   private readonly claims = new Map<string, Promise<void>>();
   private readonly lostSubscription: Subscription;
+  // The owner the database named last for sessions of other nodes (oldest first, bounded).
+  private readonly lastOwner = new Map<string, SessionOwner & { kind: 'node' }>();
 
   constructor(
     private readonly leases: SessionLeases,
@@ -59,18 +70,51 @@ export class SessionOwnership implements OnModuleDestroy {
         .finally(() => this.claims.delete(id));
       this.claims.set(id, claim);
     }
-    await claim;
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new JournalUnavailableError(new Error(`the session's lease could not be checked within ${CLAIM_PATIENCE_MS} ms`))),
+        CLAIM_PATIENCE_MS,
+      );
+    });
+    try {
+      await Promise.race([claim, patience]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  /** Where the session is answered now, without taking it over (`none`: by whoever asks next). */
+  /**
+   * Where the session is answered now, without taking it over (`none`: by whoever asks next).
+   * When the database is slow to say (cut off, stalled), the owner it named last is answered
+   * after {@link LOCATE_PATIENCE_MS}: a request for another node's session is forwarded without
+   * waiting on the database (the owner checks its own lease).
+   */
   async locate(sessionId: string): Promise<SessionOwner> {
     if (!this.leases.enabled) return { kind: 'self' };
     const id = idOf(sessionId, 'session_id');
     if (this.leases.epochOf(id) !== undefined) return { kind: 'self' };
-    const where = await this.leases.locate(id);
-    return where.owner === 'node'
-      ? { kind: 'node', nodeId: where.nodeId, url: where.url, retryAfterSeconds: where.retryAfterSeconds }
-      : { kind: 'none' };
+    const lookup = this.leases.locate(id).then((where): SessionOwner => {
+      if (where.owner !== 'node') {
+        this.lastOwner.delete(id);
+        return { kind: 'none' };
+      }
+      const owner = { kind: 'node', nodeId: where.nodeId, url: where.url, retryAfterSeconds: where.retryAfterSeconds } as const;
+      this.lastOwner.delete(id);
+      this.lastOwner.set(id, owner);
+      if (this.lastOwner.size > LAST_OWNERS) this.lastOwner.delete(this.lastOwner.keys().next().value!);
+      return owner;
+    });
+    const last = this.lastOwner.get(id);
+    if (!last) return lookup;
+    lookup.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<SessionOwner>((resolve) => (timer = setTimeout(() => resolve(last), LOCATE_PATIENCE_MS)));
+    try {
+      return await Promise.race([lookup, patience]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async claim(sessionId: string): Promise<void> {

@@ -10,6 +10,7 @@ import { ConsumedIndex1764900000000 } from './migrations/1764900000000-consumed-
 import { ProcessOutcomes1765000000000 } from './migrations/1765000000000-process-outcomes.migration.js';
 import { ProcessOutcomeEntity } from './process-outcome.entity.js';
 import { AdminCounts1765100000000 } from './migrations/1765100000000-admin-counts.migration.js';
+import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-session-sequence-index.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -21,6 +22,7 @@ export const PN_MIGRATIONS = [
   ConsumedIndex1764900000000,
   ProcessOutcomes1765000000000,
   AdminCounts1765100000000,
+  SessionSequenceIndex1765100000500,
 ];
 
 /**
@@ -41,13 +43,15 @@ export function dataSourceOptionsFromUrl(url: string = DEFAULT_DATABASE_URL): Da
       url,
       ...common,
       // Bounded waits: a stalled or partitioned server fails a call within seconds (the journal
-      // writer's deadline is 5 s) instead of holding it, and a connection that froze inside a
-      // transaction does not hold its locks forever.
+      // writer's deadline is 5 s) instead of holding it, and a transaction left idle (its node
+      // froze, or gave it up while its COMMIT was still on the way) is ended by the server within
+      // 2 s, before a successor waiting on its session's lease row (statement_timeout) gives up:
+      // an abandoned transaction never commits after the session's next one.
       connectTimeoutMS: 3_000,
       extra: {
         query_timeout: 4_000,
         statement_timeout: 3_000,
-        idle_in_transaction_session_timeout: 10_000,
+        idle_in_transaction_session_timeout: 2_000,
         keepAlive: true,
       },
     };

@@ -6,7 +6,7 @@ import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalFencing } from './journal-fencing.js';
 
 // Which lease a unit of work is queued with. The check inside the transaction (the lease row
-// FOR SHARE) runs on a real PostgreSQL in test/journal/journal-writer-postgres.int-spec.ts.
+// FOR UPDATE) runs on a real PostgreSQL in test/journal/journal-writer-postgres.int-spec.ts.
 describe('journal fencing', () => {
   // Neither data source is initialized: choosing a fence needs no connection.
   const postgres = () => new SessionLeases(new DataSource(dataSourceOptionsFromUrl('postgres://127.0.0.1:5432/test')));

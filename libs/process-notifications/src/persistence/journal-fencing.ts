@@ -30,7 +30,8 @@ export class JournalFencing {
 
   /**
    * A check for one transaction: true while it holds the fence's lease. Asked once per session and
-   * epoch; the lease row is then held FOR SHARE until COMMIT, so the answer cannot change.
+   * epoch; the lease row is then held FOR UPDATE until COMMIT, so the answer cannot change and the
+   * session's next transaction waits for this one.
    */
   inTransaction(manager: EntityManager): (fence: Fence) => Promise<boolean> {
     const checked = new Map<string, Promise<boolean>>();

@@ -9,6 +9,8 @@ export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKi
 @Index('uq_pn_journal_idempotency', ['sessionId', 'idempotencyId'], { unique: true })
 // Consumed records only, by the notification they consume (migration 1764900000000).
 @Index('ix_pn_journal_consumed', ['sessionId', 'causeCommandId'], { where: `kind = '${CONSUMED_KIND}'` })
+// A session's records in order: journal pages and event streams (migration 1765100000500).
+@Index('ix_pn_journal_session_sequence', ['sessionId', 'sequence'])
 export class JournalRecordEntity {
   @PrimaryGeneratedColumn('increment', { name: 'sequence', type: 'integer' })
   sequence: number;

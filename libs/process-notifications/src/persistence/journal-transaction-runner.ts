@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { isStoreFailure } from './store-failure.js';
+import { isServerError, isStoreFailure } from './store-failure.js';
 import { discardPostgresConnection, sqliteConnectionOf } from './store-connection.js';
 
 /** What one transaction answered: the body's value once committed, or why nothing counts. */
@@ -11,7 +11,8 @@ export type TransactionResult<T> = { value: T; seconds: number } | { error: unkn
  * transaction nesting is never used). Its value counts only when COMMIT succeeded and, on SQLite,
  * the connection is verifiably no longer in a transaction. After any failure the connection is
  * left out of any transaction or dropped: SQLite's one connection is rolled back (or repaired at
- * the next BEGIN), a PostgreSQL connection that failed or stalled is never pooled again.
+ * the next BEGIN), a PostgreSQL connection that stalled or broke is never pooled again (one the
+ * server answered with an error is rolled back and pooled).
  */
 export class JournalTransactionRunner {
   private readonly sqlite: boolean;
@@ -83,7 +84,10 @@ export class JournalTransactionRunner {
       this.rollbackSqlite(runner);
       return;
     }
-    if (isStoreFailure(error)) {
+    // The server answered with an error (a full disk, a statement timeout, a constraint): the
+    // connection is healthy and goes back to the pool once rolled back. A broken, timed-out or
+    // terminated connection (no answer, or a FATAL one) is destroyed.
+    if (isStoreFailure(error) && !isServerError(error)) {
       this.discardPooled(runner);
       return;
     }

@@ -1,4 +1,4 @@
-import { isStoreFailure } from './store-failure.js';
+import { isServerError, isStoreFailure } from './store-failure.js';
 
 // A store failure fails the whole batch at once; anything else is one statement's fault and
 // each job is retried alone (journal writer). The codes are the drivers' own: SQLite result
@@ -52,5 +52,17 @@ describe('isStoreFailure', () => {
     expect(isStoreFailure({ code: 42, message: 7 })).toBe(false);
     // A wrapper whose driverError is missing is judged by its own code.
     expect(isStoreFailure(Object.assign(new Error('x'), { driverError: null, code: 'SQLITE_FULL' }))).toBe(true);
+  });
+
+  it.each([
+    [{ code: '53100', severity: 'ERROR' }, true], // disk full: the statement failed, the session is fine
+    [{ code: '57014', severity: 'ERROR' }, true], // statement timeout (the server cancelled it)
+    [{ code: '25P03', severity: 'FATAL' }, false], // idle in transaction: the server ended the session
+    [{ code: '57P01', severity: 'FATAL' }, false], // admin shutdown
+    [{ message: 'Query read timeout' }, false], // no answer: the statement may still be queued
+  ])('tells a connection the server answered from a broken one: %j: %s', (fields, expected) => {
+    const error = Object.assign(new Error('x'), fields);
+    expect(isServerError(error)).toBe(expected);
+    expect(isServerError(wrapped(error))).toBe(expected);
   });
 });

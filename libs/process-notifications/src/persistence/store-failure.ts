@@ -25,3 +25,13 @@ export function isStoreFailure(error: unknown): boolean {
   // node-postgres' own failures (timeouts, a terminated connection) carry no SQLSTATE.
   return typeof message === 'string' && /timeout|terminated|ECONNRESET|ECONNREFUSED|not queryable|Connection/i.test(message);
 }
+
+/**
+ * True when PostgreSQL itself answered with an error that ends the statement, not the session
+ * (severity `ERROR`): the connection is still in step and usable once rolled back. A timeout of
+ * the client, a lost connection or a FATAL error is not.
+ */
+export function isServerError(error: unknown): boolean {
+  const driverError = driverErrorOf(error) as { code?: unknown; severity?: unknown } | undefined;
+  return typeof driverError?.code === 'string' && driverError.severity === 'ERROR';
+}

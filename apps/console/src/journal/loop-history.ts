@@ -1,0 +1,77 @@
+import type { JournalRecord } from 'process-notifications-client';
+
+/** The lifecycle kinds of section 6, in the order a process goes through them. */
+export const LIFECYCLE_KINDS = ['started', 'backgrounded', 'stop_requested', 'completed', 'lost'] as const;
+export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
+
+/** What the journal says about one process handle of a loop. */
+export interface HandleLifecycle {
+  readonly processHandle: string;
+  /** When each kind was journaled (the first record of that kind). */
+  readonly at: Partial<Record<LifecycleKind, string>>;
+  /** State and reason of the latest record. */
+  readonly state: string;
+  readonly reason: string | undefined;
+  readonly exitCode: number | undefined;
+  readonly lastSequence: number;
+}
+
+const isLifecycleKind = (kind: string): kind is LifecycleKind => (LIFECYCLE_KINDS as readonly string[]).includes(kind);
+
+/**
+ * One loop's history, folded from its session's journal records as they stream in: each
+ * process handle's lifecycle, when each notification was journaled, and which are consumed.
+ */
+export class LoopHistory {
+  private readonly handles = new Map<string, HandleLifecycle>();
+  private readonly journaledAt = new Map<number, string>();
+  private readonly notified = new Set<string>();
+  private readonly consumed = new Set<string>();
+
+  constructor(readonly loopId: string) {}
+
+  /** Takes in one record of the session; false when it is not about this loop. */
+  add(record: JournalRecord): boolean {
+    if (record.loop_id !== this.loopId) return false;
+    if (record.kind === 'process_notification') {
+      this.journaledAt.set(record.sequence, record.created_at);
+      this.notified.add(record.idempotency_id);
+    } else if (record.kind === 'process_notification_consumed' && record.cause_command_id) {
+      this.consumed.add(record.cause_command_id);
+    } else if (isLifecycleKind(record.kind) && record.payload) {
+      this.addLifecycle(record.kind, record);
+    }
+    return true;
+  }
+
+  /** When the notification journaled at `sequence` was journaled, once its record has been seen. */
+  journaledAtOf(sequence: number): string | undefined {
+    return this.journaledAt.get(sequence);
+  }
+
+  /** Notifications of the loop seen in the journal without a consumed record. */
+  get unconsumed(): number {
+    let count = 0;
+    for (const id of this.notified) if (!this.consumed.has(id)) count++;
+    return count;
+  }
+
+  /** Every process handle of the loop, the most recently active first. */
+  get lifecycles(): readonly HandleLifecycle[] {
+    return [...this.handles.values()].sort((a, b) => b.lastSequence - a.lastSequence);
+  }
+
+  private addLifecycle(kind: LifecycleKind, record: JournalRecord): void {
+    const payload = record.payload as Record<string, unknown>;
+    const processHandle = String(payload.process_handle ?? '');
+    const previous = this.handles.get(processHandle);
+    this.handles.set(processHandle, {
+      processHandle,
+      at: { [kind]: record.created_at, ...previous?.at },
+      state: String(payload.state ?? previous?.state ?? ''),
+      reason: typeof payload.reason === 'string' ? payload.reason : undefined,
+      exitCode: payload.has_exit_code === true && typeof payload.exit_code === 'number' ? payload.exit_code : previous?.exitCode,
+      lastSequence: record.sequence,
+    });
+  }
+}

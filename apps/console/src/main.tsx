@@ -1,0 +1,5 @@
+import { render } from 'preact';
+import { ConsoleApp } from './console-app.js';
+import './console.css';
+
+render(<ConsoleApp />, document.getElementById('app')!);

@@ -1,0 +1,396 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { JournalRecord, Loop, PendingNotification, ProcessNotificationsClient } from 'process-notifications-client';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { IdText } from '../components/id-text.js';
+import { Link } from '../components/link.js';
+import { Loading } from '../components/loading.js';
+import { OutcomeText, outcomeOf } from '../components/outcome-text.js';
+import { usePage } from '../components/pager.js';
+import { ProblemMessage } from '../components/problem-message.js';
+import { Age, Instant, useNow } from '../components/time-text.js';
+import { useResource } from '../components/use-resource.js';
+import { LoopHistory } from '../journal/loop-history.js';
+import { useSessionJournal, type LiveStatus } from '../journal/use-session-journal.js';
+import { routeHref, type ConsoleRoute } from '../routing/console-route.js';
+import type { ViewProps } from './view-props.js';
+
+type LoopRoute = Extract<ConsoleRoute, { view: 'loop' }>;
+
+interface LoopState {
+  readonly loop: Loop;
+  readonly pending: readonly PendingNotification[];
+  /** From the admin API; undefined for a session token (then counted from the journal). */
+  readonly unconsumed: number | undefined;
+}
+
+// A burst of records (catching up, a busy loop) refetches the loop once, not once per record.
+const REFRESH_DEBOUNCE_MS = 150;
+
+/** The loop's unconsumed count as the database keeps it (admin only), found among its session's loops. */
+async function adminUnconsumed(api: ProcessNotificationsClient, route: LoopRoute, signal: AbortSignal): Promise<number | undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await api.adminLoops({ session_id: route.sessionId, limit: 1000, ...(cursor ? { cursor } : {}) }, { signal });
+    const entry = page.loops.find((loop) => loop.loop_id === route.loopId);
+    if (entry) return entry.unconsumed;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return undefined;
+}
+
+type Confirming = { readonly action: 'stop' } | { readonly action: 'consume'; readonly commandId: string };
+type ActionResult = { readonly ok: string } | { readonly failed: unknown };
+
+/**
+ * One loop: its counts, its pending notifications (with `Consume`), each process handle's
+ * lifecycle, `Stop loop`, and the session's journal as a live timeline.
+ */
+export function LoopView(props: ViewProps & { route: LoopRoute }) {
+  const { sessionId, loopId } = props.route;
+  const { api } = props.clients;
+  const admin = props.identity.kind === 'admin';
+  const now = useNow();
+  const [state, reload] = useResource<LoopState>(
+    async (signal) => {
+      const [loop, pending, unconsumed] = await Promise.all([
+        api.getLoop(sessionId, loopId, { signal }),
+        api.pendingNotifications(sessionId, loopId, { signal }),
+        admin ? adminUnconsumed(api, props.route, signal) : Promise.resolve(undefined),
+      ]);
+      return { loop, pending: pending.notifications, unconsumed };
+    },
+    [api, admin, sessionId, loopId],
+  );
+
+  const history = useMemo(() => new LoopHistory(loopId), [sessionId, loopId]);
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(refreshTimer.current), []);
+  const onRecord = useCallback(
+    (record: JournalRecord) => {
+      if (!history.add(record)) return;
+      clearTimeout(refreshTimer.current);
+      refreshTimer.current = setTimeout(reload, REFRESH_DEBOUNCE_MS);
+    },
+    [history, reload],
+  );
+  const journal = useSessionJournal(props.clients, sessionId, onRecord);
+
+  const [confirming, setConfirming] = useState<Confirming | undefined>(undefined);
+  const [result, setResult] = useState<ActionResult | undefined>(undefined);
+  const [acting, setActing] = useState(false);
+  useEffect(() => setResult(undefined), [sessionId, loopId]);
+  const act = async (what: Confirming): Promise<void> => {
+    setConfirming(undefined);
+    setActing(true);
+    setResult(undefined);
+    try {
+      if (what.action === 'stop') {
+        const loop = await api.stopLoop(sessionId, loopId, { retry: false });
+        setResult({ ok: `Loop stopped: its state is ${loop.state}; later deliveries to it answer stopped.` });
+      } else {
+        const consumption = await api.consume(sessionId, loopId, what.commandId, { retry: false });
+        setResult({
+          ok: consumption.consumed
+            ? `Consumed ${what.commandId} (journal sequence ${consumption.sequence}).`
+            : `${what.commandId} was already consumed (journal sequence ${consumption.sequence}).`,
+        });
+      }
+    } catch (error) {
+      setResult({ failed: error });
+    } finally {
+      setActing(false);
+      reload();
+    }
+  };
+
+  const data = state.status === 'failed' ? undefined : state.data;
+  const { rows: pendingRows, pager: pendingPager } = usePage(data?.pending ?? [], loopId);
+  return (
+    <>
+      <p class="breadcrumb">
+        <Link href={routeHref({ view: 'session', sessionId })}>
+          Session <IdText id={sessionId} />
+        </Link>
+      </p>
+      <h1 tabIndex={-1}>
+        Loop <IdText id={loopId} />
+      </h1>
+      {state.status === 'loading' && !data ? (
+        <Loading what="the loop" />
+      ) : state.status === 'failed' && !data ? (
+        <ProblemMessage error={state.error} />
+      ) : (
+        data && (
+          <>
+            {state.status === 'failed' && <ProblemMessage error={state.error} />}
+            <dl class="counts">
+              <div>
+                <dt>State</dt>
+                <dd>{data.loop.state}</dd>
+              </div>
+              <div>
+                <dt>Engine</dt>
+                <dd>{data.loop.engine}</dd>
+              </div>
+              <div>
+                <dt>Capacity</dt>
+                <dd>{data.loop.capacity}</dd>
+              </div>
+              <div>
+                <dt>Pending</dt>
+                <dd>{data.loop.pending}</dd>
+              </div>
+              <div>
+                <dt>Unconsumed</dt>
+                <dd>{data.unconsumed ?? history.unconsumed}</dd>
+              </div>
+            </dl>
+            <p class="actions">
+              <button
+                type="button"
+                class="danger"
+                disabled={acting || data.loop.state === 'stopped'}
+                onClick={() => setConfirming({ action: 'stop' })}
+              >
+                Stop loop
+              </button>
+            </p>
+            <div aria-live="polite">
+              {acting && <p class="loading">Working…</p>}
+              {result && 'ok' in result && (
+                <p role="status" class="result">
+                  {result.ok}
+                </p>
+              )}
+            </div>
+            {result && 'failed' in result && <ProblemMessage error={result.failed} />}
+
+            <h2>Pending notifications</h2>
+            {data.pending.length === 0 ? (
+              <p>No notification is pending.</p>
+            ) : (
+              <>
+                <table>
+                  <caption>Pending notifications, in acceptance order</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Command id</th>
+                      <th scope="col">Process handle</th>
+                      <th scope="col">State/reason</th>
+                      <th scope="col">Age</th>
+                      <th scope="col">Outcome</th>
+                      <th scope="col">Action</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {pendingRows.map((notification) => (
+                      <tr key={notification.command_id}>
+                        <td>
+                          <IdText id={notification.command_id} />
+                        </td>
+                        <td>
+                          <code>{notification.process_handle}</code>
+                        </td>
+                        <td>
+                          {notification.state}/{notification.reason}
+                        </td>
+                        <td>
+                          <Age at={history.journaledAtOf(notification.sequence)} now={now} />
+                        </td>
+                        <td>
+                          <OutcomeText outcome={outcomeOf(notification)} />
+                        </td>
+                        <td>
+                          <button
+                            type="button"
+                            disabled={acting}
+                            aria-label={`Consume ${notification.command_id}`}
+                            onClick={() => setConfirming({ action: 'consume', commandId: notification.command_id })}
+                          >
+                            Consume
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                {pendingPager}
+              </>
+            )}
+          </>
+        )
+      )}
+
+      <h2>Processes</h2>
+      <LifecycleTable history={history} records={journal.records} />
+
+      <h2>Session journal</h2>
+      <Timeline records={journal.records} status={journal.status} loopId={loopId} />
+
+      {confirming && (
+        <ConfirmDialog
+          title={confirming.action === 'stop' ? 'Stop loop?' : 'Consume notification?'}
+          onCancel={() => setConfirming(undefined)}
+          onConfirm={() => void act(confirming)}
+        >
+          {confirming.action === 'stop' ? (
+            <p>
+              Stop loop <IdText id={loopId} />? Every later delivery to it answers stopped; this cannot be undone.
+            </p>
+          ) : (
+            <p>
+              Consume notification <IdText id={confirming.commandId} />? It leaves the pending set, as if the loop had handled it.
+            </p>
+          )}
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+function LifecycleTable(props: { history: LoopHistory; records: readonly JournalRecord[] }) {
+  // Redrawn whenever records arrive; the history has folded them in already.
+  const lifecycles = useMemo(() => props.history.lifecycles, [props.history, props.records]);
+  const { rows, pager } = usePage(lifecycles);
+  if (lifecycles.length === 0) return <p>No lifecycle record for this loop yet.</p>;
+  return (
+    <>
+      <table>
+        <caption>Lifecycle of each process handle of this loop, most recently active first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Process handle</th>
+            <th scope="col">Started</th>
+            <th scope="col">Backgrounded</th>
+            <th scope="col">Stop requested</th>
+            <th scope="col">Completed or lost</th>
+            <th scope="col">State/reason</th>
+            <th scope="col">Exit code</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((handle) => (
+            <tr key={handle.processHandle}>
+              <td>
+                <code>{handle.processHandle}</code>
+              </td>
+              <td>
+                <Instant at={handle.at.started} />
+              </td>
+              <td>
+                <Instant at={handle.at.backgrounded} />
+              </td>
+              <td>
+                <Instant at={handle.at.stop_requested} />
+              </td>
+              <td>
+                {handle.at.completed ? (
+                  <>
+                    completed <Instant at={handle.at.completed} />
+                  </>
+                ) : handle.at.lost ? (
+                  <>
+                    lost <Instant at={handle.at.lost} />
+                  </>
+                ) : (
+                  <span class="none">not yet</span>
+                )}
+              </td>
+              <td>
+                {handle.state}
+                {handle.reason ? `/${handle.reason}` : ''}
+              </td>
+              <td>{handle.exitCode ?? <span class="none">none</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {pager}
+    </>
+  );
+}
+
+const statusText = (status: LiveStatus): string => {
+  switch (status.state) {
+    case 'connecting':
+      return 'Connecting to the live journal…';
+    case 'live':
+      return 'Live: new records appear as they are journaled.';
+    case 'reconnecting':
+      return `Reconnecting (resumes after the last record shown): ${status.reason}`;
+    case 'failed':
+      return `Live updates stopped: ${status.reason}`;
+  }
+};
+
+/** What a record is about, in a few words. */
+function recordSummary(record: JournalRecord): string {
+  const payload = (record.payload ?? {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  if (record.kind === 'process_notification') parts.push(`command ${record.idempotency_id}`);
+  if (record.cause_command_id) parts.push(`command ${record.cause_command_id}`);
+  if (typeof payload.process_handle === 'string') parts.push(`handle ${payload.process_handle}`);
+  if (typeof payload.state === 'string') parts.push(`${payload.state}${typeof payload.reason === 'string' ? `/${payload.reason}` : ''}`);
+  if (payload.has_exit_code === true) parts.push(`exit code ${String(payload.exit_code)}`);
+  if (record.payload === null) parts.push('payload dropped (retention)');
+  return parts.join(', ');
+}
+
+function Timeline(props: { records: readonly JournalRecord[]; status: LiveStatus; loopId: string }) {
+  const [onlyThisLoop, setOnlyThisLoop] = useState(false);
+  const shown = useMemo(() => {
+    const newestFirst = [...props.records].reverse();
+    return onlyThisLoop ? newestFirst.filter((record) => record.loop_id === props.loopId) : newestFirst;
+  }, [props.records, onlyThisLoop, props.loopId]);
+  const { rows, pager } = usePage(shown, onlyThisLoop);
+  return (
+    <section aria-label="Session journal timeline">
+      <p role="status" class={`live ${props.status.state}`}>
+        {statusText(props.status)}
+      </p>
+      <p>
+        <input
+          id="timeline-this-loop"
+          type="checkbox"
+          checked={onlyThisLoop}
+          onChange={(event) => setOnlyThisLoop(event.currentTarget.checked)}
+        />{' '}
+        <label for="timeline-this-loop">Only this loop&apos;s records</label>
+      </p>
+      {shown.length === 0 ? (
+        <p>No journal record yet.</p>
+      ) : (
+        <>
+          <table class="timeline">
+            <caption>Session journal, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Sequence</th>
+                <th scope="col">Journaled</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Loop id</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((record) => (
+                <tr key={record.sequence} data-sequence={record.sequence}>
+                  <td class="number">{record.sequence}</td>
+                  <td>
+                    <Instant at={record.created_at} />
+                  </td>
+                  <td>{record.kind}</td>
+                  <td>
+                    <IdText id={record.loop_id} />
+                  </td>
+                  <td>{recordSummary(record)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {pager}
+        </>
+      )}
+    </section>
+  );
+}

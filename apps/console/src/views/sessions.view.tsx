@@ -1,0 +1,76 @@
+import { AdminOnly } from '../components/admin-only.js';
+import { IdText } from '../components/id-text.js';
+import { Link } from '../components/link.js';
+import { Loading } from '../components/loading.js';
+import { CursorPager } from '../components/pager.js';
+import { ProblemMessage } from '../components/problem-message.js';
+import { Instant } from '../components/time-text.js';
+import { useResource } from '../components/use-resource.js';
+import { routeHref, type ConsoleRoute } from '../routing/console-route.js';
+import type { ViewProps } from './view-props.js';
+
+/** Rows per page of a list the API pages. */
+export const API_PAGE_SIZE = 50;
+
+/** Every session, newest first (`GET /v1/admin/sessions`), a page at a time. */
+export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, { view: 'sessions' }> }) {
+  const admin = props.identity.kind === 'admin';
+  const { cursor } = props.route;
+  const [page] = useResource(
+    (signal) => (admin ? props.clients.api.adminSessions({ limit: API_PAGE_SIZE, cursor }, { signal }) : Promise.resolve(undefined)),
+    [props.clients, admin, cursor],
+  );
+  return (
+    <>
+      <h1 tabIndex={-1}>Sessions</h1>
+      {!admin ? (
+        <AdminOnly identity={props.identity} />
+      ) : page.status === 'loading' ? (
+        <Loading what="sessions" />
+      ) : page.status === 'failed' ? (
+        <ProblemMessage error={page.error} />
+      ) : page.data!.sessions.length === 0 ? (
+        <p>No sessions{cursor ? ' on this page' : ' yet'}.</p>
+      ) : (
+        <>
+          <table>
+            <caption>Sessions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Session id</th>
+                <th scope="col">Created</th>
+                <th scope="col">Loops</th>
+                <th scope="col">Running loops</th>
+                <th scope="col">Unconsumed</th>
+                <th scope="col">Last sequence</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data!.sessions.map((session) => (
+                <tr key={session.session_id}>
+                  <td>
+                    <Link href={routeHref({ view: 'session', sessionId: session.session_id })}>
+                      <IdText id={session.session_id} />
+                    </Link>
+                  </td>
+                  <td>
+                    <Instant at={session.created_at} />
+                  </td>
+                  <td class="number">{session.loops}</td>
+                  <td class="number">{session.running_loops}</td>
+                  <td class="number">{session.unconsumed}</td>
+                  <td class="number">{session.last_sequence}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <CursorPager
+            firstHref={routeHref({ view: 'sessions' })}
+            onFirstPage={!cursor}
+            nextHref={page.data!.next_cursor ? routeHref({ view: 'sessions', cursor: page.data!.next_cursor }) : undefined}
+          />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,506 @@
+import { ProcessNotificationsClient } from 'process-notifications-client';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { tempDir } from '../durability/support/temp-dir.js';
+import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
+import { browserAvailable, ConsoleBrowser, type ConsoleTab } from './support/console-browser.js';
+import { completion, SEEDED_CAPACITY, seedConsole, type SeededSession } from './support/console-seed.js';
+
+// The web console (spec section 12.2) in headless Chromium, against the real server
+// (`node dist/src/main.js`, built by `npm test`'s pretest step) on a SQLite file of its own.
+
+const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const describeBrowser = browserAvailable() ? describe : describe.skip;
+
+/** Waits for the view's main heading (`h1`) to read `name`. */
+const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+/** The rows of the table with caption `caption`, as the text of each row's cells. */
+async function tableRows(page: Page, caption: string | RegExp): Promise<string[][]> {
+  const table = page.getByRole('table', { name: caption });
+  await table.waitFor();
+  const rows = await table.locator('tbody tr').all();
+  return Promise.all(rows.map(async (row) => (await row.locator('td').allInnerTexts()).map((text) => text.trim())));
+}
+
+/** Every serious or critical axe-core finding on the view now shown; the view's name for the message. */
+async function expectAccessible(tab: ConsoleTab, view: string): Promise<void> {
+  const violations = await tab.seriousViolations();
+  expect({ view, violations }).toEqual({ view, violations: [] });
+}
+
+describeBrowser('the web console in a browser', () => {
+  const dir = tempDir();
+  let server: ServerProcess;
+  let browser: ConsoleBrowser;
+  let seeded: SeededSession;
+  let other: SeededSession;
+  let seededAt: number;
+  const tabs: ConsoleTab[] = [];
+  const tab = async (): Promise<ConsoleTab> => {
+    const opened = await browser.tab();
+    tabs.push(opened);
+    return opened;
+  };
+  const open = async (path: string, token = SERVER_ADMIN_TOKEN): Promise<ConsoleTab> => {
+    const opened = await tab();
+    await opened.page.goto(`${server.url}${path}`);
+    await opened.signIn(token);
+    return opened;
+  };
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([
+      ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('console.db')}`, PN_LOOP_CAPACITY: String(SEEDED_CAPACITY) }),
+      ConsoleBrowser.launch(),
+    ]);
+    other = await seedConsole(server.url);
+    seeded = await seedConsole(server.url);
+    seededAt = Date.now();
+  });
+  afterEach(async () => {
+    // No view may have loaded anything from elsewhere, or been refused anything by its own CSP.
+    for (const opened of tabs.splice(0)) {
+      expect(opened.requests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+      expect(opened.cspReports).toEqual([]);
+      await opened.close();
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    dir.remove();
+  });
+
+  it('answers every page with a strict Content-Security-Policy, and serves a view at its own address', async () => {
+    for (const path of ['/console', `/console/sessions/${seeded.sessionId}/loops/${seeded.busyLoopId}`]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      const csp = response.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*|https?:|data:/);
+      const html = await response.text();
+      // No inline script or style; every script is one of the server's own files.
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(html).not.toMatch(/<style|style=/);
+      for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src).toMatch(/^\/console\/assets\//);
+    }
+    const html = await (await fetch(`${server.url}/console`)).text();
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const asset = await fetch(`${server.url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it('shows only the problem detail for a wrong token, and the sessions for the admin token', async () => {
+    const opened = await tab();
+    await opened.page.goto(`${server.url}/console`);
+    await expectAccessible(opened, 'sign-in');
+    await opened.page.getByLabel('Token').fill('not-a-token-of-this-server');
+    await opened.page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = opened.page.getByRole('alert');
+    await alert.waitFor();
+    const problem = await fetch(`${server.url}/v1/whoami`, { headers: { Authorization: 'Bearer not-a-token-of-this-server' } });
+    expect(problem.status).toBe(401);
+    expect((await alert.innerText()).trim()).toBe(((await problem.json()) as { detail: string }).detail);
+    // Nothing of the console behind the form.
+    expect(await opened.page.getByRole('navigation').count()).toBe(0);
+    expect(await opened.page.getByRole('table').count()).toBe(0);
+    expect(await opened.sessionStorage()).toEqual({});
+
+    await opened.signIn(SERVER_ADMIN_TOKEN);
+    await heading(opened.page, 'Sessions');
+    expect(opened.page.url()).toBe(`${server.url}/console/sessions`);
+    const rows = await tableRows(opened.page, /Sessions/);
+    // Newest first, ids in full.
+    expect(rows.map((row) => row[0])).toEqual(expect.arrayContaining([seeded.sessionId, other.sessionId]));
+    expect(rows.findIndex((row) => row[0] === seeded.sessionId)).toBeLessThan(rows.findIndex((row) => row[0] === other.sessionId));
+    const row = rows.find((cells) => cells[0] === seeded.sessionId)!;
+    // loops, running loops, unconsumed (1 busy + 2 full + 2 stopped), last sequence.
+    expect(row.slice(2, 5)).toEqual(['4', '3', '5']);
+    await expectAccessible(opened, 'sessions');
+
+    // The token is in the Authorization header and sessionStorage, nowhere else.
+    expect(new Set(opened.authorizations)).toEqual(new Set(['Bearer not-a-token-of-this-server', `Bearer ${SERVER_ADMIN_TOKEN}`]));
+    expect(opened.requests.filter((url) => url.includes(SERVER_ADMIN_TOKEN))).toEqual([]);
+    expect(Object.values(await opened.sessionStorage())).toEqual([SERVER_ADMIN_TOKEN]);
+    expect(await browser.context.cookies()).toEqual([]);
+    expect(await opened.page.content()).not.toContain(SERVER_ADMIN_TOKEN);
+    expect(server.output).not.toContain(SERVER_ADMIN_TOKEN);
+  });
+
+  it('goes from the sessions list to a session, to a loop, and back and forward through history', async () => {
+    const opened = await open('/console/sessions');
+    const page = opened.page;
+    await page.getByRole('link', { name: seeded.sessionId }).click();
+    await heading(page, `Session ${seeded.sessionId}`);
+    expect(page.url()).toBe(`${server.url}/console/sessions/${seeded.sessionId}`);
+    const loops = await tableRows(page, /Loops of this session/);
+    expect(loops.map((row) => row[0]).sort()).toEqual(
+      [seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId, seeded.idleLoopId].sort(),
+    );
+    await expectAccessible(opened, 'session');
+
+    await page.getByRole('link', { name: seeded.busyLoopId }).click();
+    await heading(page, `Loop ${seeded.busyLoopId}`);
+    expect(page.url()).toBe(`${server.url}/console/sessions/${seeded.sessionId}/loops/${seeded.busyLoopId}`);
+
+    await page.goBack();
+    await heading(page, `Session ${seeded.sessionId}`);
+    await page.goBack();
+    await heading(page, 'Sessions');
+    await page.goForward();
+    await heading(page, `Session ${seeded.sessionId}`);
+    await page.goForward();
+    await heading(page, `Loop ${seeded.busyLoopId}`);
+    // Followed without a reload: the tab asked for the page once.
+    expect(opened.requests.filter((url) => url.startsWith(`${server.url}/console`) && !url.includes('/assets/'))).toHaveLength(1);
+  });
+
+  it("shows a loop's counts, pending notifications, process lifecycles and journal, and is accessible", async () => {
+    const opened = await open(`/console/sessions/${seeded.sessionId}/loops/${seeded.busyLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${seeded.busyLoopId}`);
+    const count = (name: string) => page.locator('dl.counts div', { hasText: name }).locator('dd').innerText();
+    expect(await count('State')).toBe('running');
+    expect(await count('Capacity')).toBe(String(SEEDED_CAPACITY));
+    expect(await count('Pending')).toBe('1');
+    expect(await count('Unconsumed')).toBe('1');
+    const pending = await tableRows(page, /Pending notifications/);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]!.slice(0, 3)).toEqual([seeded.pendingCommandId, 'npm-test', 'exited/exited']);
+    await page
+      .getByRole('table', { name: /Pending notifications/ })
+      .locator('time')
+      .waitFor();
+    expect(pending[0]![3]).toMatch(/^\d+ s$/);
+    const lifecycle = await tableRows(page, /Lifecycle of each process handle/);
+    expect(lifecycle).toHaveLength(1);
+    expect(lifecycle[0]![0]).toBe('npm-test');
+    expect(lifecycle[0]![4]).toMatch(/^completed /);
+    expect(lifecycle[0]!.slice(5)).toEqual(['exited/exited', '0']);
+    await page.getByText('Live: new records appear').waitFor();
+    const journal = await tableRows(page, /Session journal/);
+    expect(journal.map((row) => row[2])).toEqual(
+      expect.arrayContaining(['process_notification', 'process_notification_consumed', 'started', 'completed']),
+    );
+    await expectAccessible(opened, 'loop');
+  });
+
+  it('shows a delivery made through the API on an open loop view within 2 s, without a reload', async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.idleLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.idleLoopId}`);
+    await page.getByText('No notification is pending.').waitFor();
+    await page.getByText('Live: new records appear').waitFor();
+    const delivered = completion(session.sessionId, session.idleLoopId, 'live-delivery');
+    const client = new ProcessNotificationsClient({ baseUrl: server.url, token: session.token });
+    const { sequence } = await client.deliverCompletion(delivered);
+    const started = Date.now();
+    await page.locator(`table.timeline tr[data-sequence="${sequence}"]`).waitFor({ timeout: 2_000 });
+    await page
+      .getByRole('table', { name: /Pending notifications/ })
+      .getByText(delivered.command_id)
+      .waitFor({ timeout: 2_000 - (Date.now() - started) });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(opened.requests.filter((url) => url.startsWith(`${server.url}/console`) && !url.includes('/assets/'))).toHaveLength(1);
+  });
+
+  it('consumes a pending notification and stops a loop, each after a confirmation, and shows the result', async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.busyLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.busyLoopId}`);
+
+    await page.getByRole('button', { name: `Consume ${session.pendingCommandId}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Consume notification?' });
+    await dialog.waitFor();
+    await expectAccessible(opened, 'consume confirmation');
+    // Cancelled: nothing happens.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await client(session).pendingNotifications(session.sessionId, session.busyLoopId)).notifications).toHaveLength(1);
+
+    await page.getByRole('button', { name: `Consume ${session.pendingCommandId}` }).click();
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Consumed ${session.pendingCommandId}` })
+      .waitFor();
+    await page.getByText('No notification is pending.').waitFor();
+    expect((await client(session).pendingNotifications(session.sessionId, session.busyLoopId)).notifications).toEqual([]);
+
+    await page.getByRole('button', { name: 'Stop loop' }).click();
+    const stop = page.getByRole('dialog', { name: 'Stop loop?' });
+    await stop.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Loop stopped' }).waitFor();
+    await page.locator('dl.counts div', { hasText: 'State' }).getByText('stopped').waitFor();
+    expect((await client(session).getLoop(session.sessionId, session.busyLoopId)).state).toBe('stopped');
+    expect(await page.getByRole('button', { name: 'Stop loop' }).isDisabled()).toBe(true);
+  });
+
+  it("shows an action's problem detail when the API refuses it", async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
+    const page = opened.page;
+    const [first] = (await tableRows(page, /Pending notifications/)).map((row) => row[0]!);
+    // Consumed behind the console's back: the console's consume then answers consumed: false.
+    await client(session).consume(session.sessionId, session.fullLoopId, first!);
+    await page.getByRole('button', { name: `Consume ${first}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${first} was already consumed` })
+      .waitFor();
+    // A loop that is gone answers loop_not_found: its detail is shown, not a blank page.
+    const missing = randomUUID();
+    await page.goto(`${server.url}/console/sessions/${session.sessionId}/loops/${missing}`);
+    const detail = page.getByRole('alert');
+    await detail.waitFor();
+    const answer = await fetch(`${server.url}/v1/sessions/${session.sessionId}/loops/${missing}`, {
+      headers: { Authorization: `Bearer ${SERVER_ADMIN_TOKEN}` },
+    });
+    expect((await detail.innerText()).trim()).toBe(((await answer.json()) as { detail: string }).detail);
+  });
+
+  it('filters the loops list: all, unconsumed, full, stopped and stale', async () => {
+    const opened = await open('/console/loops');
+    const page = opened.page;
+    await heading(page, 'Loops');
+    const filter = page.getByLabel('Filter');
+    expect(await filter.locator('option').allInnerTexts()).toEqual(['all', 'unconsumed', 'full', 'stopped', 'stale']);
+    const shownLoops = async (): Promise<string[]> =>
+      (await tableRows(page, /Loops \(/)).map((row) => row[1]!).filter((id) => mine.includes(id));
+    const mine = [seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId, seeded.idleLoopId];
+    expect((await shownLoops()).sort()).toEqual([...mine].sort());
+    await expectAccessible(opened, 'loops');
+
+    const expectFilter = async (value: string, loops: string[]): Promise<void> => {
+      await filter.selectOption(value);
+      await page.waitForURL(value === 'all' ? `${server.url}/console/loops` : `${server.url}/console/loops?filter=${value}`);
+      // A table, or the sentence saying that no loop matches.
+      const table = page.getByRole('table', { name: `Loops (${value}), newest first` });
+      await table.or(page.getByText(`No loops match the filter ${value}.`)).waitFor();
+      expect((await table.count()) === 0 ? [] : (await shownLoops()).sort()).toEqual([...loops].sort());
+    };
+    await expectFilter('unconsumed', [seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId]);
+    // The stopped loop holds as many as its capacity: its next delivery would answer inbox_full too.
+    await expectFilter('full', [seeded.fullLoopId, seeded.stoppedLoopId]);
+    await expectFilter('stopped', [seeded.stoppedLoopId]);
+    // Stale by default after 300 s: the seeded notifications are younger, unless this machine is very slow.
+    const young = Date.now() - seededAt < 290_000;
+    await expectFilter('stale', young ? [] : [seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId]);
+    const olderThan = page.getByLabel('Older than (seconds)');
+    await olderThan.fill('1');
+    await olderThan.press('Enter');
+    await page.waitForURL(/older_than_s=1/);
+    await page.getByRole('table', { name: 'Loops (stale), newest first' }).waitFor();
+    expect((await shownLoops()).sort()).toEqual([seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId].sort());
+    // Each filter has its own address: back goes to the previous one.
+    await page.goBack();
+    await page.waitForURL(`${server.url}/console/loops?filter=stale`);
+    await page.goBack();
+    await page.waitForURL(`${server.url}/console/loops?filter=stopped`);
+    expect(await filter.inputValue()).toBe('stopped');
+  });
+
+  it('finds a notification by command id, and says when none is found', async () => {
+    const opened = await open('/console/nodes');
+    const page = opened.page;
+    await heading(page, 'Nodes');
+    const search = page.getByLabel('Command id');
+    await search.fill(seeded.pendingCommandId);
+    await search.press('Enter');
+    await heading(page, `Command id ${seeded.pendingCommandId}`);
+    expect(page.url()).toBe(`${server.url}/console/notifications/${seeded.pendingCommandId}`);
+    const rows = await tableRows(page, /Where this notification is/);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.slice(0, 3)).toEqual([seeded.sessionId, seeded.busyLoopId, 'running']);
+    await expectAccessible(opened, 'search result');
+    await page.getByRole('link', { name: seeded.busyLoopId }).click();
+    await heading(page, `Loop ${seeded.busyLoopId}`);
+
+    const unknown = randomUUID();
+    await search.fill(unknown);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(`Not found: no session has journaled a notification with command id ${unknown}.`).waitFor();
+    await expectAccessible(opened, 'search not found');
+  });
+
+  it('lists the nodes and the recent refusals', async () => {
+    const opened = await open('/console/nodes');
+    const page = opened.page;
+    const nodes = await tableRows(page, 'Nodes');
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0]![3]).toMatch(/^\d+$/);
+    await expectAccessible(opened, 'nodes');
+    await page.getByRole('link', { name: 'Refusals' }).click();
+    await heading(page, 'Refusals');
+    const refusals = await tableRows(page, /Recent refusals/);
+    const mine = refusals.find((row) => row[3] === seeded.sessionId)!;
+    expect(mine.slice(1, 5)).toEqual(['delivery_stopped', 'loop_stopped', seeded.sessionId, seeded.stoppedLoopId]);
+    await expectAccessible(opened, 'refusals');
+  });
+
+  it('opens a bookmarked address after sign-in, and forgets the token on sign-out', async () => {
+    const opened = await tab();
+    const page = opened.page;
+    const address = `${server.url}/console/sessions/${seeded.sessionId}/loops/${seeded.fullLoopId}`;
+    await page.goto(address);
+    await page.getByLabel('Token').waitFor();
+    await opened.signIn(SERVER_ADMIN_TOKEN);
+    await heading(page, `Loop ${seeded.fullLoopId}`);
+    expect(page.url()).toBe(address);
+    // A reload keeps the tab signed in (sessionStorage) and on its view.
+    await page.reload();
+    await heading(page, `Loop ${seeded.fullLoopId}`);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Token').waitFor();
+    expect(await opened.sessionStorage()).toEqual({});
+    await page.reload();
+    await page.getByLabel('Token').waitFor();
+    expect(await page.getByRole('navigation').count()).toBe(0);
+  });
+
+  it('shows a session token its own session only, and says which views need the admin token', async () => {
+    const opened = await open('/console', seeded.token);
+    const page = opened.page;
+    await heading(page, `Session ${seeded.sessionId}`);
+    expect(page.url()).toBe(`${server.url}/console/sessions/${seeded.sessionId}`);
+    await expectAccessible(opened, 'session (session token)');
+    for (const view of ['Sessions', 'Loops', 'Nodes', 'Refusals']) {
+      await page.getByRole('navigation').getByRole('link', { name: view }).click();
+      await heading(page, view);
+      await page.getByText('This view needs the admin token').waitFor();
+    }
+    await page.getByLabel('Command id').fill(seeded.pendingCommandId);
+    await page.getByLabel('Command id').press('Enter');
+    await page.getByText('This view needs the admin token').waitFor();
+    // Its own loop, live, with the journal.
+    await page.getByRole('link', { name: seeded.sessionId }).click();
+    await page.getByRole('link', { name: seeded.busyLoopId }).click();
+    await heading(page, `Loop ${seeded.busyLoopId}`);
+    // Counted from the session's journal as it streams in (the admin's count is the database's).
+    await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd', { hasText: /^1$/ }).waitFor();
+    await expectAccessible(opened, 'loop (session token)');
+    // Another session's address: the API's refusal, shown.
+    await page.goto(`${server.url}/console/sessions/${other.sessionId}`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).not.toBe('');
+    expect(await page.getByRole('table').count()).toBe(0);
+    expect(new Set(opened.authorizations)).toEqual(new Set([`Bearer ${seeded.token}`]));
+  });
+
+  it('takes the two screenshots of the docs from a seeded console', async () => {
+    // A server of its own, so the pictures show only the seeded session, with the same ids every time.
+    const shotsDir = tempDir();
+    const shots = await ServerProcess.start({
+      PN_DATABASE_URL: `sqlite:${shotsDir.file('shots.db')}`,
+      PN_LOOP_CAPACITY: String(SEEDED_CAPACITY),
+    });
+    try {
+      const session = await seedConsole(shots.url, {
+        sessionId: '3f2b8c1e-5d4a-4e7b-9c1f-0a6d2e8b7c41',
+        loopIds: [
+          '8a1c3e5f-7b9d-4f2a-8c6e-1d3f5a7b9c02',
+          '2c4e6a8b-1d3f-4a5c-9e7b-3f5a7c9e1b23',
+          '6e8a2c4b-9f1d-4b3a-a5c7-5b7d9f1a3c44',
+          'b0d2f4a6-3c5e-4d7f-8a9b-7d9f1b3d5e65',
+        ],
+        commandIds: [
+          '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',
+          '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e',
+          '3c4d5e6f-7a8b-4c9d-8e1f-2a3b4c5d6e7f',
+          '4d5e6f7a-8b9c-4d0e-9f2a-3b4c5d6e7f80',
+          '5e6f7a8b-9c0d-4e1f-8a3b-4c5d6e7f8091',
+        ],
+      });
+      const opened = await tab();
+      const page = opened.page;
+      await page.goto(`${shots.url}/console/loops`);
+      await opened.signIn(SERVER_ADMIN_TOKEN);
+      await page.getByRole('table', { name: /Loops \(all\)/ }).waitFor();
+      const images = resolve(repo, 'docs/images');
+      mkdirSync(images, { recursive: true });
+      await page.screenshot({ path: resolve(images, 'console-loops.png'), fullPage: true });
+      await page.getByRole('link', { name: session.busyLoopId }).click();
+      await heading(page, `Loop ${session.busyLoopId}`);
+      await page.getByText('Live: new records appear').waitFor();
+      await page.getByRole('table', { name: /Lifecycle/ }).waitFor();
+      await page.screenshot({ path: resolve(images, 'console-loop.png'), fullPage: true });
+      // The shots' server is another origin than the suite's: its tab is checked here.
+      expect(opened.requests.filter((url) => !url.startsWith(`${shots.url}/`))).toEqual([]);
+      tabs.splice(tabs.indexOf(opened), 1);
+      expect(opened.cspReports).toEqual([]);
+      await opened.close();
+    } finally {
+      await shots.stop();
+      shotsDir.remove();
+    }
+  });
+
+  function client(session: SeededSession): ProcessNotificationsClient {
+    return new ProcessNotificationsClient({ baseUrl: server.url, token: session.token });
+  }
+});
+
+describeBrowser('the web console across a server restart, and turned off', () => {
+  it('resumes the live journal after the connection drops, with Last-Event-ID: nothing missed, nothing twice', async () => {
+    const dir = tempDir();
+    const browser = await ConsoleBrowser.launch();
+    let server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('restart.db')}` });
+    try {
+      const port = new URL(server.url).port;
+      const session = await seedConsole(server.url);
+      const opened = await browser.tab();
+      const page = opened.page;
+      await page.goto(`${server.url}/console/sessions/${session.sessionId}/loops/${session.idleLoopId}`);
+      await opened.signIn(SERVER_ADMIN_TOKEN);
+      await page.getByText('Live: new records appear').waitFor();
+      const sequences = async (): Promise<string[]> =>
+        page.locator('table.timeline tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-sequence')!));
+      const before = await sequences();
+
+      await server.stop();
+      await page.getByText('Reconnecting').waitFor();
+      server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('restart.db')}`, PORT: port });
+      const client = new ProcessNotificationsClient({ baseUrl: server.url, token: session.token });
+      const { sequence } = await client.deliverCompletion(completion(session.sessionId, session.idleLoopId, 'after-restart'));
+      await page.locator(`table.timeline tr[data-sequence="${sequence}"]`).waitFor({ timeout: 15_000 });
+      const after = await sequences();
+      expect(after).toEqual([String(sequence), ...before]);
+      expect(opened.requests.filter((url) => url.includes('/events')).length).toBeGreaterThan(1);
+      await opened.close();
+    } finally {
+      await browser.close();
+      await server.stop();
+      dir.remove();
+    }
+    // Two server starts, which take long on a busy machine.
+  }, 180_000);
+
+  it('PN_CONSOLE=off answers 404 at /console and leaves the API', async () => {
+    const dir = tempDir();
+    const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('off.db')}`, PN_CONSOLE: 'off' });
+    try {
+      for (const path of ['/console', '/console/', '/console/sessions', '/console/assets/index.js']) {
+        expect({ path, status: (await fetch(`${server.url}${path}`)).status }).toEqual({ path, status: 404 });
+      }
+      const session = await new ProcessNotificationsClient({ baseUrl: server.url, token: SERVER_ADMIN_TOKEN }).createSession();
+      expect(session.session_id).toEqual(expect.any(String));
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
+  });
+});
