@@ -468,7 +468,12 @@ describeBrowser('the web console across a server restart, and turned off', () =>
       await page.getByText('Live: new records appear').waitFor();
       const sequences = async (): Promise<string[]> =>
         page.locator('table.timeline tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-sequence')!));
+      // The stream may be live before the seeded records are drawn: wait for the newest of them.
+      const seeded = (await new ProcessNotificationsClient({ baseUrl: server.url, token: session.token }).journal(session.sessionId))
+        .records;
+      await page.locator(`table.timeline tr[data-sequence="${seeded.at(-1)!.sequence}"]`).waitFor({ timeout: 15_000 });
       const before = await sequences();
+      expect(before).toHaveLength(seeded.length);
 
       await server.stop();
       await page.getByText('Reconnecting').waitFor();
