@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { dataSourceOptionsFromUrl, type ProcessNotificationsService } from 'nestjs-process-notifications';
-import { DataSource } from 'typeorm';
+import type { ProcessNotificationsService } from 'nestjs-process-notifications';
+import type { DataSource } from 'typeorm';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { dataSourceOf } from '../notifications/support/journal-probe.js';
+import { revertThrough } from '../support/migrations.js';
 import { inFreshSchema } from '../support/postgres.js';
 import { createTestApp, notification } from '../support/test-app.js';
 
@@ -106,17 +107,6 @@ async function play(service: ProcessNotificationsService, ops: readonly Op[]): P
   }
 }
 
-async function undoAdminCounts(databaseUrl: string): Promise<void> {
-  const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
-  try {
-    const [newest] = (await dataSource.query('SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1')) as Array<{ name: string }>;
-    expect(newest?.name).toBe('AdminCounts1765100000000');
-    await dataSource.undoLastMigration();
-  } finally {
-    await dataSource.destroy();
-  }
-}
-
 // A database written before the counts existed gets them from its journal, once, at start.
 async function migrationFillsTheCounts(databaseUrl: string): Promise<void> {
   let app = await createTestApp({ databaseUrl, loopCapacity: 2 });
@@ -137,7 +127,7 @@ async function migrationFillsTheCounts(databaseUrl: string): Promise<void> {
   } finally {
     await app.close();
   }
-  await undoAdminCounts(databaseUrl);
+  await revertThrough(databaseUrl, 'AdminCounts1765100000000');
   app = await createTestApp({ databaseUrl, loopCapacity: 2 });
   try {
     expect(await keptCounts(dataSourceOf(app.moduleRef))).toEqual(before);

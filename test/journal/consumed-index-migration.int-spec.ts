@@ -1,6 +1,7 @@
 import { dataSourceOptionsFromUrl, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import { DataSource } from 'typeorm';
 import { tempDir } from '../durability/support/temp-dir.js';
+import { revertThrough } from '../support/migrations.js';
 import { inFreshSchema } from '../support/postgres.js';
 import { createTestApp, notification } from '../support/test-app.js';
 
@@ -14,21 +15,6 @@ async function journalIndexes(databaseUrl: string): Promise<string[]> {
         : "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'pn_journal' AND name LIKE 'ix_%'",
     )) as Array<{ name: string }>;
     return rows.map((row) => row.name).sort();
-  } finally {
-    await dataSource.destroy();
-  }
-}
-
-// Takes migrations back, newest first, through the named one: as the version before it left the database.
-async function revertThrough(databaseUrl: string, name: string): Promise<void> {
-  const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
-  try {
-    for (;;) {
-      const [newest] = (await dataSource.query('SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1')) as Array<{ name: string }>;
-      if (!newest) throw new Error(`${name} was never run`);
-      await dataSource.undoLastMigration();
-      if (newest.name === name) return;
-    }
   } finally {
     await dataSource.destroy();
   }
