@@ -20,6 +20,9 @@ export const JOURNAL_SCHEMA = `
   );
   CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id);
   CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed';
+  CREATE INDEX ix_pn_journal_command ON pn_journal (idempotency_id) WHERE kind = 'process_notification';
+  CREATE INDEX ix_pn_journal_loop_notifications ON pn_journal (session_id, loop_id, sequence) WHERE kind = 'process_notification';
+  CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence);
 `;
 
 /** Options of the floor rows; `batch` > 1 adds a row committing that many appends per transaction. */
