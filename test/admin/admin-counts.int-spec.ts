@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { JournalUnavailableError, type ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { DataSource } from 'typeorm';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { dataSourceOf } from '../notifications/support/journal-probe.js';
@@ -152,6 +152,33 @@ describe('the admin counts kept with the journal', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('commit with their record or not at all: a failing count update refuses the delivery and journals nothing', async () => {
+    const app = await createTestApp({ loopCapacity: 2 });
+    try {
+      const db = dataSourceOf(app.moduleRef);
+      const { sessionId } = await app.service.openSession();
+      const { loopId } = await app.service.openLoop(sessionId);
+      const kept = notification(sessionId, loopId);
+      await app.service.notifyProcessCompletion(sessionId, kept);
+      // The count update of the next append fails inside the writer's transaction.
+      await db.query(
+        "CREATE TRIGGER refuse_count BEFORE UPDATE OF unconsumed ON pn_loops WHEN NEW.unconsumed > OLD.unconsumed BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
+      );
+      const refused = notification(sessionId, loopId);
+      await expect(app.service.notifyProcessCompletion(sessionId, refused)).rejects.toThrow(JournalUnavailableError);
+      const journaled = await db.query('SELECT idempotency_id FROM pn_journal WHERE kind = ?', ['process_notification']);
+      expect(journaled).toEqual([{ idempotency_id: kept.command_id }]);
+      expect(await keptCounts(db)).toEqual(await scannedCounts(db));
+
+      // Once the fault is gone the identical retry writes it, and the counts follow.
+      await db.query('DROP TRIGGER refuse_count');
+      await expect(app.service.notifyProcessCompletion(sessionId, { ...refused })).resolves.toMatchObject({ appended: true });
+      expect(await keptCounts(db)).toEqual(await scannedCounts(db));
+    } finally {
+      await app.close();
+    }
   });
 
   it('are filled from the journal by the migration on an existing SQLite database', async () => {
