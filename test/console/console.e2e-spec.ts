@@ -250,10 +250,14 @@ describeBrowser('the web console in a browser', () => {
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
     const page = opened.page;
     const [first] = (await tableRows(page, /Pending notifications/)).map((row) => row[0]!);
-    // Consumed behind the console's back: the console's consume then answers consumed: false.
-    await client(session).consume(session.sessionId, session.fullLoopId, first!);
+    // Consumed behind the console's back while its confirmation is open: the console's consume
+    // then answers consumed: false. (Consumed before the click, the live feed would already have
+    // taken the row, and its button, off the page.)
     await page.getByRole('button', { name: `Consume ${first}` }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Consume notification?' });
+    await dialog.waitFor();
+    await client(session).consume(session.sessionId, session.fullLoopId, first!);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
     await page
       .getByRole('status')
       .filter({ hasText: `${first} was already consumed` })
