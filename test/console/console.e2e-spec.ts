@@ -1,6 +1,6 @@
 import { ProcessNotificationsClient } from 'process-notifications-client';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -433,7 +433,8 @@ describeBrowser('the web console in a browser', () => {
       await page.goto(`${shots.url}/console/loops`);
       await opened.signIn(SERVER_ADMIN_TOKEN);
       await page.getByRole('table', { name: /Loops \(all\)/ }).waitFor();
-      const images = resolve(repo, 'docs/images');
+      // Written into the docs only when asked (PN_UPDATE_SCREENSHOTS=1), so a test run leaves the tree clean.
+      const images = process.env.PN_UPDATE_SCREENSHOTS === '1' ? resolve(repo, 'docs/images') : shotsDir.file('images');
       mkdirSync(images, { recursive: true });
       await page.screenshot({ path: resolve(images, 'console-loops.png'), fullPage: true });
       await page.getByRole('link', { name: session.busyLoopId }).click();
@@ -441,6 +442,12 @@ describeBrowser('the web console in a browser', () => {
       await page.getByText('Live: new records appear').waitFor();
       await page.getByRole('table', { name: /Lifecycle/ }).waitFor();
       await page.screenshot({ path: resolve(images, 'console-loop.png'), fullPage: true });
+      for (const shot of ['console-loops.png', 'console-loop.png']) {
+        // A PNG of a real page, not an empty frame.
+        const bytes = readFileSync(resolve(images, shot));
+        expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+        expect(bytes.length).toBeGreaterThan(10_000);
+      }
       // The shots' server is another origin than the suite's: its tab is checked here.
       expect(opened.requests.filter((url) => !url.startsWith(`${shots.url}/`))).toEqual([]);
       tabs.splice(tabs.indexOf(opened), 1);
