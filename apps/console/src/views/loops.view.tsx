@@ -1,4 +1,5 @@
 import { AdminOnly } from '../components/admin-only.js';
+import { LoopLink, SessionLink } from '../components/entity-link.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
@@ -119,14 +120,10 @@ export function LoopsView(props: ViewProps & { route: LoopsRoute }) {
                   {page.data!.loops.map((loop) => (
                     <tr key={`${loop.session_id}/${loop.loop_id}`}>
                       <td>
-                        <Link href={routeHref({ view: 'session', sessionId: loop.session_id })}>
-                          <IdText id={loop.session_id} />
-                        </Link>
+                        <SessionLink sessionId={loop.session_id} />
                       </td>
                       <td>
-                        <Link href={routeHref({ view: 'loop', sessionId: loop.session_id, loopId: loop.loop_id })}>
-                          <IdText id={loop.loop_id} />
-                        </Link>
+                        <LoopLink sessionId={loop.session_id} loopId={loop.loop_id} />
                       </td>
                       <td>{loop.engine}</td>
                       <td>{loop.state}</td>

@@ -1,13 +1,13 @@
 import { ProblemError } from 'process-notifications-client';
 import { AdminOnly } from '../components/admin-only.js';
+import { LoopLink, SessionLink } from '../components/entity-link.js';
 import { IdText } from '../components/id-text.js';
-import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
 import { OutcomeText, outcomeOf } from '../components/outcome-text.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { Instant } from '../components/time-text.js';
 import { useResource } from '../components/use-resource.js';
-import { routeHref, type ConsoleRoute } from '../routing/console-route.js';
+import type { ConsoleRoute } from '../routing/console-route.js';
 import type { ViewProps } from './view-props.js';
 
 /** Where a notification went, by its command id (`GET /v1/admin/notifications/:command_id`). */
@@ -54,14 +54,10 @@ export function NotificationView(props: ViewProps & { route: Extract<ConsoleRout
             {found.data!.notifications.map((entry) => (
               <tr key={`${entry.session_id}/${entry.sequence}`}>
                 <td>
-                  <Link href={routeHref({ view: 'session', sessionId: entry.session_id })}>
-                    <IdText id={entry.session_id} />
-                  </Link>
+                  <SessionLink sessionId={entry.session_id} />
                 </td>
                 <td>
-                  <Link href={routeHref({ view: 'loop', sessionId: entry.session_id, loopId: entry.loop_id })}>
-                    <IdText id={entry.loop_id} />
-                  </Link>
+                  <LoopLink sessionId={entry.session_id} loopId={entry.loop_id} />
                 </td>
                 <td>{entry.loop_state ?? <span class="none">unknown</span>}</td>
                 <td class="number">{entry.sequence}</td>

@@ -1,12 +1,11 @@
 import { AdminOnly } from '../components/admin-only.js';
+import { LoopLink, SessionLink } from '../components/entity-link.js';
 import { IdText } from '../components/id-text.js';
-import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
 import { usePage } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { Instant } from '../components/time-text.js';
 import { useResource } from '../components/use-resource.js';
-import { routeHref } from '../routing/console-route.js';
 import type { ViewProps } from './view-props.js';
 
 // The most the node keeps (spec section 12.1), paged here.
@@ -62,20 +61,10 @@ export function RefusalsView(props: ViewProps) {
                       </td>
                       <td>{refusal.code}</td>
                       <td>{refusal.cause ?? <span class="none">none</span>}</td>
-                      <td>
-                        {refusal.session_id ? (
-                          <Link href={routeHref({ view: 'session', sessionId: refusal.session_id })}>
-                            <IdText id={refusal.session_id} />
-                          </Link>
-                        ) : (
-                          <IdText id={null} />
-                        )}
-                      </td>
+                      <td>{refusal.session_id ? <SessionLink sessionId={refusal.session_id} /> : <IdText id={null} />}</td>
                       <td>
                         {refusal.session_id && refusal.loop_id ? (
-                          <Link href={routeHref({ view: 'loop', sessionId: refusal.session_id, loopId: refusal.loop_id })}>
-                            <IdText id={refusal.loop_id} />
-                          </Link>
+                          <LoopLink sessionId={refusal.session_id} loopId={refusal.loop_id} />
                         ) : (
                           <IdText id={refusal.loop_id} />
                         )}

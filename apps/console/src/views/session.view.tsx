@@ -1,3 +1,4 @@
+import { LoopLink } from '../components/entity-link.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
@@ -50,9 +51,7 @@ export function SessionView(props: ViewProps & { route: Extract<ConsoleRoute, { 
                   {rows.map((loop) => (
                     <tr key={loop.loop_id}>
                       <td>
-                        <Link href={routeHref({ view: 'loop', sessionId, loopId: loop.loop_id })}>
-                          <IdText id={loop.loop_id} />
-                        </Link>
+                        <LoopLink sessionId={sessionId} loopId={loop.loop_id} />
                       </td>
                       <td>{loop.engine}</td>
                       <td>{loop.state}</td>

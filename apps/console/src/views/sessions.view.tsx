@@ -1,6 +1,5 @@
 import { AdminOnly } from '../components/admin-only.js';
-import { IdText } from '../components/id-text.js';
-import { Link } from '../components/link.js';
+import { SessionLink } from '../components/entity-link.js';
 import { Loading } from '../components/loading.js';
 import { CursorPager } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
@@ -49,9 +48,7 @@ export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, {
               {page.data!.sessions.map((session) => (
                 <tr key={session.session_id}>
                   <td>
-                    <Link href={routeHref({ view: 'session', sessionId: session.session_id })}>
-                      <IdText id={session.session_id} />
-                    </Link>
+                    <SessionLink sessionId={session.session_id} />
                   </td>
                   <td>
                     <Instant at={session.created_at} />
