@@ -3,6 +3,7 @@
 // accepted notification goes from the request to the answer (V8 precise coverage, after a
 // warm-up), then the files those import only for types. Run after `npm run build`:
 //   node scripts/notify-path-files.mjs
+/* global fetch, setTimeout */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
