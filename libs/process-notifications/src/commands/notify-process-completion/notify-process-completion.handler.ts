@@ -58,8 +58,9 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     const ids = { [SPAN_ATTRIBUTES.sessionId]: caller, [SPAN_ATTRIBUTES.loopId]: dto.loop_id, [SPAN_ATTRIBUTES.commandId]: dto.command_id };
     span.setAttributes(ids);
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
-    await this.ownership.own(dto.session_id);
-    const loop = this.loops.require(dto.session_id, dto.loop_id);
+    // One session lookup: the owned session is where its loop is looked up.
+    const session = await this.ownership.own(dto.session_id);
+    const loop = this.loops.require(session, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 
     const payload = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
