@@ -68,8 +68,7 @@ export class ProcessNotificationsService {
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
   async getSession(sessionId: string): Promise<SessionView> {
-    await this.ownership.own(sessionId);
-    const session = this.sessions.require(sessionId);
+    const session = await this.ownership.own(sessionId);
     return { sessionId: session.sessionId, loops: this.loops.ofSession(session.sessionId).map(loopView) };
   }
 
@@ -128,19 +127,19 @@ export class ProcessNotificationsService {
    * @param engine only `native` loops take process notifications @default 'native'
    */
   async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    await this.ownership.own(sessionId);
-    return loopView(await this.loops.open(sessionId, options.loopId, options.engine));
+    const session = await this.ownership.own(sessionId);
+    return loopView(await this.loops.open(session, options.loopId, options.engine));
   }
 
   async getLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    await this.ownership.own(sessionId);
-    return loopView(this.loops.require(sessionId, loopId));
+    const session = await this.ownership.own(sessionId);
+    return loopView(this.loops.require(session, loopId));
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    await this.ownership.own(sessionId);
-    return loopView(await this.loops.stop(sessionId, loopId));
+    const session = await this.ownership.own(sessionId);
+    return loopView(await this.loops.stop(session, loopId));
   }
 
   /**
@@ -174,8 +173,8 @@ export class ProcessNotificationsService {
    * `command_id`, or `null` while there is none.
    */
   async pendingNotifications(sessionId: string, loopId: string): Promise<PendingNotificationView[]> {
-    await this.ownership.own(sessionId);
-    const loop = this.loops.require(sessionId, loopId);
+    const session = await this.ownership.own(sessionId);
+    const loop = this.loops.require(session, loopId);
     const pending = loop.list();
     const outcomes = await this.outcomes.of(
       loop.sessionId,

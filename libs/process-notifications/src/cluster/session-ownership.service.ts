@@ -4,6 +4,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { Loops } from '../loops/loops.service.js';
+import type { SessionEntity } from '../persistence/session.entity.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
@@ -51,16 +52,20 @@ export class SessionOwnership implements OnModuleDestroy {
   }
 
   /**
-   * Resolves once this node owns the session (its loops are then loaded); `SessionNotFoundError`
-   * for an unknown session, `OwnerUnavailableError` while another live node owns it.
+   * Resolves with the session once this node owns it (its loops are then loaded), so the caller
+   * looks its loops up in it without asking {@link Sessions} again; `SessionNotFoundError` for an
+   * unknown session, `OwnerUnavailableError` while another live node owns it.
    */
-  async own(sessionId: string): Promise<void> {
-    if (!this.leases.enabled) {
-      this.sessions.require(sessionId);
-      return;
+  async own(sessionId: string): Promise<SessionEntity> {
+    if (this.leases.enabled) {
+      const id = idOf(sessionId, 'session_id');
+      if (this.leases.epochOf(id) === undefined) await this.takeOver(id);
     }
-    const id = idOf(sessionId, 'session_id');
-    if (this.leases.epochOf(id) !== undefined) return;
+    return this.sessions.require(sessionId);
+  }
+
+  // Waits for this node's takeover of the session, at most CLAIM_PATIENCE_MS.
+  private async takeOver(id: string): Promise<void> {
     let claim = this.claims.get(id);
     if (!claim) {
       claim = this.claim(id)

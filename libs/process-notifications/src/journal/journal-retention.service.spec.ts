@@ -6,7 +6,7 @@ import { JournalRetention } from './journal-retention.service.js';
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
-// README (Retention): every hour and on demand, payloads older than PN_RETENTION_DAYS days
+// docs/operations.md (Retention): every hour and on demand, payloads older than PN_RETENTION_DAYS days
 // (default 30, spec §11) are dropped, at most 1,000 per transaction.
 describe('JournalRetention (a writer that only records what it is asked)', () => {
   let calls: Array<{ cutoff: string; limit: number }>;

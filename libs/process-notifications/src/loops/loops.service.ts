@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { LoopEntity } from '../persistence/loop.entity.js';
+import type { SessionEntity } from '../persistence/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopLimitError } from '../errors/loop-limit.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
@@ -12,7 +13,6 @@ import {
   PROCESS_NOTIFICATIONS_OPTIONS,
 } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { Sessions } from '../sessions/sessions.service.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { LOOP_ENGINES, type LoopEngine } from '../vocabulary/process-vocabulary.js';
 import { ProcessLoop } from './process-loop.js';
@@ -37,15 +37,14 @@ export class Loops {
 
   constructor(
     private readonly writer: JournalWriter,
-    private readonly sessions: Sessions,
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
     this.capacity = positiveInteger(options.loopCapacity ?? DEFAULT_LOOP_CAPACITY, 'loopCapacity');
     this.maxLoopsPerSession = positiveInteger(options.maxLoopsPerSession ?? DEFAULT_MAX_LOOPS_PER_SESSION, 'maxLoopsPerSession');
   }
 
-  async open(requestedSessionId: string, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
-    const { sessionId } = this.sessions.require(requestedSessionId);
+  /** Opens a loop in a session the caller has looked up (see `SessionOwnership.own`). */
+  async open({ sessionId }: SessionEntity, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
     const loopId = requireCanonicalUuid(requestedLoopId, 'loop_id');
     if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
     const entity = await this.writer.write(async (manager) => {
@@ -61,9 +60,11 @@ export class Loops {
     return this.add(entity);
   }
 
-  /** The loop, or `SessionNotFoundError` / `LoopNotFoundError`. Ids in any case. */
-  require(requestedSessionId: string, requestedLoopId: string): ProcessLoop {
-    const { sessionId } = this.sessions.require(requestedSessionId);
+  /**
+   * The loop of a session the caller has looked up (see `SessionOwnership.own`), or
+   * `LoopNotFoundError`. The loop id in any case.
+   */
+  require({ sessionId }: SessionEntity, requestedLoopId: string): ProcessLoop {
     const loopId = idOf(requestedLoopId, 'loop_id');
     const loop = this.find(sessionId, loopId);
     if (!loop) throw new LoopNotFoundError(sessionId, loopId);
@@ -89,8 +90,8 @@ export class Loops {
    * stays pending (and consumable); a `loop_stopped` journal record lists it, so a restart
    * restores exactly that and every answer stays what it was before the restart.
    */
-  async stop(sessionId: string, loopId: string): Promise<ProcessLoop> {
-    const loop = this.require(sessionId, loopId);
+  async stop(session: SessionEntity, loopId: string): Promise<ProcessLoop> {
+    const loop = this.require(session, loopId);
     if (loop.state === 'stopped') return loop;
     let stoppedHere = false;
     try {

@@ -114,3 +114,30 @@ describe('ProcessLoop size reports', () => {
     expect(subject.size).toBe(2);
   });
 });
+
+describe('ProcessLoop.pendingEntry', () => {
+  it("builds the loop's entry from a journaled notification and its sequence, sharing the loop's id strings", () => {
+    // Fresh strings, equal to the loop's but not the same objects, as JSON.parse gives them.
+    const [sessionId, loopId] = [String([SESSION]), String([LOOP])];
+    const subject = new ProcessLoop(sessionId, loopId, 'native', 'running', 2);
+    const notification = {
+      command_id: randomUUID(),
+      session_id: SESSION,
+      loop_id: LOOP,
+      process_handle: 'proc-7',
+      state: 'killed',
+      reason: 'output_limit',
+    } as const;
+    const entry = subject.pendingEntry(notification, 42);
+    expect(entry).toEqual({
+      commandId: notification.command_id,
+      sessionId: SESSION,
+      loopId: LOOP,
+      processHandle: 'proc-7',
+      state: 'killed',
+      reason: 'output_limit',
+      sequence: 42,
+    });
+    expect(subject.offer(entry)).toEqual({ disposition: 'accepted' });
+  });
+});

@@ -1,4 +1,5 @@
 import type { LoopEngine, LoopState, StopCause, SuccessDisposition } from '../vocabulary/process-vocabulary.js';
+import type { ProcessCompletionNotification } from '../commands/notify-process-completion/process-completion-notification.interface.js';
 import type { PendingProcessNotification } from './pending-process-notification.interface.js';
 
 /** What a loop answers when a notification is offered to it. */
@@ -37,6 +38,24 @@ export class ProcessLoop {
 
   has(commandId: string): boolean {
     return this.pending.has(commandId);
+  }
+
+  /**
+   * The pending entry of a journaled notification addressed to this loop (live, or read back at
+   * restore), with its journal sequence. Its session and loop ids are the loop's own strings
+   * (equal to the notification's), so the entries a loop holds share two strings instead of
+   * carrying a copy each.
+   */
+  pendingEntry(notification: ProcessCompletionNotification, sequence: number): PendingProcessNotification {
+    return {
+      commandId: notification.command_id,
+      sessionId: this.sessionId,
+      loopId: this.loopId,
+      processHandle: notification.process_handle,
+      state: notification.state,
+      reason: notification.reason,
+      sequence,
+    };
   }
 
   /** Live delivery: respects routing, the stopped state and the capacity. */

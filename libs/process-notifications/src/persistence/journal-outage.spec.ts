@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { JournalOutage } from './journal-outage.js';
 
-// README (Logs): an outage is logged once with its cause, then once every 30 s with a count,
+// docs/operations.md (Durability in operation, logs): an outage is logged once with its cause, then once every 30 s with a count,
 // and once when it ends; never one line per failure.
 describe('JournalOutage', () => {
   let now: number;

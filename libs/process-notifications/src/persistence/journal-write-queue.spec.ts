@@ -21,7 +21,7 @@ const settle = <T>(promise: Promise<T>) =>
     (error: unknown) => error,
   );
 
-// README (Fault tolerance, bounded waits): every journal call has a deadline
+// docs/operations.md (Durability in operation, bounded waits): every journal call has a deadline
 // (PN_JOURNAL_TIMEOUT_MS, 5 s by default), and at most 10,000 writes wait at once; more are
 // refused at once.
 describe('JournalWriter limits (real in-memory SQLite)', () => {

@@ -2,9 +2,18 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
 import type { LoopStopRow, PendingRow } from '../persistence/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
-import { pendingFromPayload } from '../loops/pending-from-payload.js';
 import { SessionLeases } from '../cluster/session-leases.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
+import type { ProcessCompletionNotification } from '../commands/notify-process-completion/process-completion-notification.interface.js';
+
+/**
+ * The notification a pending journal record holds. Only the canonical payload of a validated
+ * notification is ever journaled as `process_notification`, so its stored JSON is read back as
+ * one: the one place where stored JSON becomes a typed notification.
+ */
+function journaledNotification(record: PendingRow): ProcessCompletionNotification {
+  return JSON.parse(record.payload) as ProcessCompletionNotification;
+}
 
 /**
  * Restore (spec section 5): sessions, loops, and every running native loop's pending set from
@@ -48,10 +57,10 @@ export class JournalRestore implements OnModuleInit {
     // such a record restores nothing (spec section 5 rebuilds running loops only).
     const heldAtStop = new Map(stops.map((stop) => [`${stop.sessionId}/${stop.loopId}`, new Set(stop.pending)]));
     return (record) => {
-      const payload = JSON.parse(record.payload) as Record<string, unknown>;
-      const loop = this.loops.find(payload.session_id as string, payload.loop_id as string);
+      const journaled = journaledNotification(record);
+      const loop = this.loops.find(journaled.session_id, journaled.loop_id);
       if (!loop || loop.engine !== 'native') return;
-      const notification = pendingFromPayload(payload, record.sequence, loop);
+      const notification = loop.pendingEntry(journaled, record.sequence);
       // A stopped loop keeps what it held when it stopped, never what it refused after.
       if (loop.state === 'stopped' && !heldAtStop.get(`${loop.sessionId}/${loop.loopId}`)?.has(notification.commandId)) return;
       loop.restore(notification);

@@ -20,8 +20,8 @@ export class ConsumeProcessNotificationHandler implements ICommandHandler<Consum
 
   async execute(command: ConsumeProcessNotificationCommand): Promise<NotificationConsumption> {
     const commandId = requireCanonicalUuid(command.commandId, 'command_id');
-    await this.ownership.own(command.sessionId);
-    const loop = this.loops.require(command.sessionId, command.loopId);
+    const session = await this.ownership.own(command.sessionId);
+    const loop = this.loops.require(session, command.loopId);
 
     if (loop.has(commandId)) {
       const { record, appended } = await this.journal.append(consumedRecord(loop.sessionId, loop.loopId, commandId));

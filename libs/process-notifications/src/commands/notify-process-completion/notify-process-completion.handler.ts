@@ -8,7 +8,6 @@ import { ProcessNotificationDispatchRequestedEvent } from '../../events/process-
 import { canonicalPayload } from '../../journal/canonical-payload.js';
 import type { JournalDraft } from '../../persistence/journal-draft.interface.js';
 import { JournalWriter } from '../../persistence/journal-writer.service.js';
-import { pendingFromPayload } from '../../loops/pending-from-payload.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';
 import { ShutdownSignal } from '../../lifecycle/shutdown-signal.service.js';
@@ -52,27 +51,29 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     });
   }
 
-  private async deliver({ sessionId, notification }: NotifyProcessCompletionCommand, span: Span): Promise<NotificationDelivery> {
-    const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, notification);
+  private async deliver({ sessionId, notification: input }: NotifyProcessCompletionCommand, span: Span): Promise<NotificationDelivery> {
+    const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, input);
     const caller = sessionId.toLowerCase();
     const ids = { [SPAN_ATTRIBUTES.sessionId]: caller, [SPAN_ATTRIBUTES.loopId]: dto.loop_id, [SPAN_ATTRIBUTES.commandId]: dto.command_id };
     span.setAttributes(ids);
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
-    await this.ownership.own(dto.session_id);
-    const loop = this.loops.require(dto.session_id, dto.loop_id);
+    // One session lookup: the owned session is where its loop is looked up.
+    const session = await this.ownership.own(dto.session_id);
+    const loop = this.loops.require(session, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 
-    const payload = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
+    // Typed from here to the loop: what is journaled is what the loop's entry is built from.
+    const notification = canonicalPayload(dto, ProcessCompletionNotificationDto.schema.properties);
     const draft: JournalDraft = {
       sessionId: dto.session_id,
       loopId: dto.loop_id,
       kind: 'process_notification',
       idempotencyId: dto.command_id,
-      payload,
+      payload: notification,
     };
     const { record, appended } = await tracedAppend(draft, () => this.journal.append(draft));
     span.setAttribute(SPAN_ATTRIBUTES.sequence, record.sequence);
-    const pending = pendingFromPayload(payload, record.sequence, loop);
+    const pending = loop.pendingEntry(notification, record.sequence);
 
     const answer = await inSpan(SPAN_NAMES.dispatch, { ...ids, [SPAN_ATTRIBUTES.sequence]: record.sequence }, async (dispatchSpan) => {
       // Journaled: now the loop's turn (LoopSaga -> DispatchProcessNotificationHandler).

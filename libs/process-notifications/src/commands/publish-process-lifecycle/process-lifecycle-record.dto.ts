@@ -108,8 +108,9 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
   @LifecycleCommandId()
   readonly command_id?: string;
 
-  static readonly schema: InputSchema<ProcessLifecycleRecordDto> = {
-    // Table order: the order of checks, and of the journaled payload.
+  static readonly schema = {
+    // Table order: the order of checks, and of the journaled payload. Typed by name, so the
+    // canonical payload built from it is a ProcessLifecycleRecord.
     properties: [
       'event_id',
       'kind',
@@ -126,7 +127,7 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
       'exit_code',
       'reason',
       'command_id',
-    ],
+    ] as const,
     fieldOf: { reason: 'state_reason' },
     checks: [
       { field: 'state_reason', test: isLifecycleTuple, message: 'kind, state and reason must form one of the lifecycle tuples' },
@@ -136,5 +137,5 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
         message: (record) => lifecycleShapeProblem(record) ?? '',
       },
     ],
-  };
+  } satisfies InputSchema<ProcessLifecycleRecordDto>;
 }

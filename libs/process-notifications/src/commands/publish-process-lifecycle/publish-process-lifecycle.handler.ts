@@ -85,7 +85,7 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     );
     span.setAttribute(SPAN_ATTRIBUTES.sequence, entry.sequence);
     if (appended) {
-      const published = Object.freeze(payload) as unknown as ProcessLifecycleRecord;
+      const published: ProcessLifecycleRecord = Object.freeze(payload);
       this.eventBus.publish(new EVENT_OF[dto.kind](published, entry.sequence, entry.createdAt));
     }
     return { eventId: dto.event_id, sequence: entry.sequence, appended };
