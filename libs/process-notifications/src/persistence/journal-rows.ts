@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
+import { libraryPath } from '../library-paths.js';
 import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './store-connection.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
@@ -52,11 +53,13 @@ export class JournalRows {
   private readonly insertSql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
+  private readonly sqliteType: boolean;
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
   constructor(dataSource: DataSource) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     this.sessionParameter = p(0);
+    this.sqliteType = dataSource.options.type === 'better-sqlite3';
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
     // RETURNING for PostgreSQL; SQLite hands back the rowid (the sequence) itself, 3 to 5 µs
@@ -96,7 +99,9 @@ export class JournalRows {
     const sqlite = this.sqliteStatement(manager, this.insertSql);
     const sequence = sqlite
       ? sqlite.run(...values).lastInsertRowid
-      : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
+      : this.sqliteType
+        ? ((await manager.query(this.insertSql, values)) as number)
+        : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
     return Object.assign(new JournalRecordEntity(), record, { sequence: Number(sequence) });
   }
 
@@ -139,6 +144,7 @@ export class JournalRows {
   // writer's transaction, as prepared statements kept per connection: TypeORM's query wrapper
   // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them.
   private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
+    if (libraryPath('sqlite')) return undefined;
     const sqlite = sqliteConnectionOf(manager.connection);
     if (!sqlite) return undefined;
     let statements = this.prepared.get(sqlite);

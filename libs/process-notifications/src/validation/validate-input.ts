@@ -3,6 +3,8 @@ import { validateSync } from 'class-validator';
 import { ValidationError } from '../errors/validation.error.js';
 import { dtoInstance } from './dto-instance.js';
 import { validityCheckOf } from './validity-check.js';
+import { plainToInstance } from 'class-transformer';
+import { libraryPath } from '../library-paths.js';
 
 /** A whole-object rule, checked once every field is valid; a failure is reported as `field`. */
 export interface InputCheck<T extends object> {
@@ -47,9 +49,9 @@ export function validateInput<T extends object>(dto: ClassConstructor<T>, schema
   for (const key of Object.keys(input)) {
     if (!schema.properties.includes(key)) throw new ValidationError(key, `unknown property "${key}"`);
   }
-  const instance = dtoInstance(dto, schema.properties, input);
+  const instance = libraryPath('dto') ? plainToInstance(dto, { ...input }) : dtoInstance(dto, schema.properties, input);
   // Valid input, the common case, is recognised without validateSync's error objects.
-  if (validityCheckOf(dto)?.(instance) !== true) {
+  if (libraryPath('validity') || validityCheckOf(dto)?.(instance) !== true) {
     // Unknown keys were rejected above; a DTO without decorators (an empty body) is valid.
     const errors = validateSync(instance, { forbidUnknownValues: false, validationError: { target: false, value: false } });
     if (errors.length > 0) {
