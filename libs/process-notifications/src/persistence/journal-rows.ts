@@ -2,7 +2,6 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
-import { libraryPath } from '../library-paths.js';
 import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './store-connection.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
@@ -56,7 +55,14 @@ export class JournalRows {
   private readonly sqliteType: boolean;
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
-  constructor(dataSource: DataSource) {
+  /**
+   * @param direct false: the hot path's statements go through TypeORM's `manager.query` too (the
+   *   library's own path, what journal-rows.spec.ts proves the direct statements against).
+   */
+  constructor(
+    dataSource: DataSource,
+    private readonly direct = true,
+  ) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     this.sessionParameter = p(0);
     this.sqliteType = dataSource.options.type === 'better-sqlite3';
@@ -142,9 +148,10 @@ export class JournalRows {
 
   // The hot path's statements. On SQLite they run on the connection TypeORM holds, inside the
   // writer's transaction, as prepared statements kept per connection: TypeORM's query wrapper
-  // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them.
+  // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them
+  // (measured in apps/bench: 10 to 20 % of notify throughput in memory, see docs/benchmarks.md).
   private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
-    if (libraryPath('sqlite')) return undefined;
+    if (!this.direct) return undefined;
     const sqlite = sqliteConnectionOf(manager.connection);
     if (!sqlite) return undefined;
     let statements = this.prepared.get(sqlite);
