@@ -4,6 +4,11 @@ export interface BenchResult {
   readonly seconds: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /**
+   * CPU time of the whole process (user + system) over the timed part, when the row measured it:
+   * per item, far less sensitive than items/s to other work on the machine.
+   */
+  readonly cpuSeconds?: number;
 }
 
 /**

@@ -85,7 +85,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const results = await runRows(
     producers.flatMap((produce) => produce()),
-    (r: BenchResult) => `${(r.items / r.seconds).toFixed(0)}/s`,
+    (r: BenchResult) =>
+      `${(r.items / r.seconds).toFixed(0)}/s${r.cpuSeconds === undefined ? '' : `, ${((1e6 * r.cpuSeconds) / r.items).toFixed(1)} CPU µs/item`}`,
     { count: ROUNDS, score: (r) => r.items / r.seconds },
   );
   const restores = await runRows<RestoreRow, RestoreResult>(

@@ -21,8 +21,10 @@ export async function measure(items: number, concurrency: number, op: (index: nu
     }
   };
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: concurrency }, caller));
   const seconds = (performance.now() - start) / 1000;
+  const { user, system } = process.cpuUsage(cpu);
   latencies.sort();
-  return { items, seconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) };
+  return { items, seconds, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), cpuSeconds: (user + system) / 1e6 };
 }

@@ -72,3 +72,25 @@ describe('JournalWriter health probe while SQLite is full', () => {
     }
   });
 });
+
+// A burst of health checks (a load balancer's, /healthz under load) shares one probe: one job in
+// the writer's queue, not one per check; a check after it answered runs a probe of its own.
+describe('JournalWriter health checks that arrive together', () => {
+  it('share the probe still waiting for its transaction, and a later check gets its own', async () => {
+    const dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    const jobs: number[] = [];
+    const subscription = writer.commits$.subscribe(({ size }) => jobs.push(size));
+    try {
+      const burst = await Promise.all([writer.append(draft()), ...Array.from({ length: 50 }, () => writer.isHealthy())]);
+      expect(burst.slice(1)).toEqual(Array.from({ length: 50 }, () => true));
+      // The append and one probe.
+      expect(jobs.reduce((sum, size) => sum + size, 0)).toBe(2);
+      await expect(writer.isHealthy()).resolves.toBe(true);
+      expect(jobs.reduce((sum, size) => sum + size, 0)).toBe(3);
+    } finally {
+      subscription.unsubscribe();
+      await dataSource.destroy();
+    }
+  });
+});

@@ -52,11 +52,20 @@ export class JournalRows {
   private readonly insertSql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
+  private readonly sqliteType: boolean;
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
-  constructor(dataSource: DataSource) {
+  /**
+   * @param direct false: the hot path's statements go through TypeORM's `manager.query` too (the
+   *   library's own path, what journal-rows.spec.ts proves the direct statements against).
+   */
+  constructor(
+    dataSource: DataSource,
+    private readonly direct = true,
+  ) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     this.sessionParameter = p(0);
+    this.sqliteType = dataSource.options.type === 'better-sqlite3';
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
     // RETURNING for PostgreSQL; SQLite hands back the rowid (the sequence) itself, 3 to 5 µs
@@ -96,7 +105,9 @@ export class JournalRows {
     const sqlite = this.sqliteStatement(manager, this.insertSql);
     const sequence = sqlite
       ? sqlite.run(...values).lastInsertRowid
-      : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
+      : this.sqliteType
+        ? ((await manager.query(this.insertSql, values)) as number)
+        : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
     return Object.assign(new JournalRecordEntity(), record, { sequence: Number(sequence) });
   }
 
@@ -137,8 +148,10 @@ export class JournalRows {
 
   // The hot path's statements. On SQLite they run on the connection TypeORM holds, inside the
   // writer's transaction, as prepared statements kept per connection: TypeORM's query wrapper
-  // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them.
+  // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them
+  // (measured in apps/bench: 10 to 20 % of notify throughput in memory, see docs/benchmarks.md).
   private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
+    if (!this.direct) return undefined;
     const sqlite = sqliteConnectionOf(manager.connection);
     if (!sqlite) return undefined;
     let statements = this.prepared.get(sqlite);

@@ -79,6 +79,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly fencing: JournalFencing;
   private readonly hint: JournalCommitHint;
   private readonly counters: JournalCounters;
+  // The health probe queued and not yet begun, which checks arriving meanwhile share.
+  private waitingProbe?: Promise<boolean>;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -211,14 +213,26 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
-  async isHealthy(): Promise<boolean> {
+  isHealthy(): Promise<boolean> {
+    // Checks that arrive while a probe still waits for its transaction share it: each is still
+    // answered by a transaction that began after it asked, and a burst of checks (a load
+    // balancer's, /healthz under load) costs one probe, not one queued job and SELECT each.
+    if (this.waitingProbe) return this.waitingProbe;
     const probe = this.probe.work(this.outage.failing);
-    try {
-      await this.enqueue(async (manager) => ({ value: await probe(manager), written: [] }), HEALTH_TIMEOUT_MS);
-      return true;
-    } catch {
-      return false;
-    }
+    const answer = this.enqueue(async (manager) => {
+      // Its transaction has begun: a check from now on needs a probe of its own.
+      if (this.waitingProbe === answer) this.waitingProbe = undefined;
+      return { value: await probe(manager), written: [] };
+    }, HEALTH_TIMEOUT_MS).then(
+      () => true,
+      () => false,
+    );
+    this.waitingProbe = answer;
+    // Expired or refused before it ran: the next check must not wait on it.
+    void answer.then(() => {
+      if (this.waitingProbe === answer) this.waitingProbe = undefined;
+    });
+    return answer;
   }
 
   private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, sessionId?: string): Promise<T> {

@@ -6,7 +6,8 @@ const SQLITE_STORE_CODES = /^SQLITE_(FULL|IOERR|NOMEM|BUSY|LOCKED|READONLY|CORRU
 // operator intervention (statement timeout, shutdown), system errors, internal errors.
 const POSTGRES_STORE_CLASSES = /^(08|53|57|58|XX)|^25P03$/;
 
-function driverErrorOf(error: unknown): { code?: unknown; message?: unknown } | undefined {
+/** The driver's own error: a QueryFailedError's `driverError`, or the error itself when the driver threw it directly. */
+export function driverErrorOf(error: unknown): { code?: unknown; message?: unknown } | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const driverError = (error as { driverError?: unknown }).driverError;
   return (typeof driverError === 'object' && driverError !== null ? driverError : error) as { code?: unknown; message?: unknown };

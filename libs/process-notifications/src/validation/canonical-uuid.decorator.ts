@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
 import { ValidationError } from '../errors/validation.error.js';
+import { DirectTransform } from './dto-instance.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -34,7 +34,7 @@ export function idOf(value: unknown, field: string): string {
  */
 export function CanonicalUuid(): PropertyDecorator {
   return applyDecorators(
-    Transform(({ value }) => (typeof value === 'string' ? value.toLowerCase() : value)),
+    DirectTransform((value) => (typeof value === 'string' ? value.toLowerCase() : value)),
     ValidateBy({
       name: 'isCanonicalUuid',
       validator: {

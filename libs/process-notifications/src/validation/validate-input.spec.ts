@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { dtoInputs, HOT_DTOS } from '../../../../test/support/dto-inputs.js';
 import { ProcessCompletionNotificationDto } from '../commands/notify-process-completion/process-completion-notification.dto.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { isCanonicalUuid } from './canonical-uuid.decorator.js';
-import { validateInput } from './validate-input.js';
+import { validateInput, validateInputByLibrary } from './validate-input.js';
 
 const validate = (input: unknown) => validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, input);
 
@@ -69,6 +71,38 @@ describe('validateInput with the completion notification schema', () => {
     expect(fieldOf(new Lookalike())).toBe('command_id');
     expect(fieldOf(Object.assign(Object.create({ inherited: true }) as object, input()))).toBe('command_id');
   });
+});
+
+// What a call answers: the instance (prototype and own entries), or the error (class and fields).
+function outcomeOf(validate: () => object): unknown {
+  try {
+    const instance = validate();
+    return { prototype: Object.getPrototypeOf(instance) as unknown, entries: Object.entries(instance) };
+  } catch (error) {
+    return {
+      error: error instanceof ValidationError ? { ...error, class: ValidationError, name: error.name, message: error.message } : error,
+    };
+  }
+}
+
+describe('validateInput against the libraries’ own path (plainToInstance, validateSync)', () => {
+  it.each(HOT_DTOS.map((hot) => [hot.name, hot] as const))(
+    'gives %s the same verdict, the same error and the same object for generated inputs',
+    (_name, hot) => {
+      const { dto } = hot;
+      const seen = { accepted: 0, refused: 0 };
+      fc.assert(
+        fc.property(dtoInputs(hot, { extraKeys: true }), (input) => {
+          const fast = outcomeOf(() => validateInput(dto, dto.schema, input));
+          expect(fast).toStrictEqual(outcomeOf(() => validateInputByLibrary(dto, dto.schema, input)));
+          seen['error' in (fast as object) ? 'refused' : 'accepted'] += 1;
+        }),
+        { numRuns: 3_000 },
+      );
+      expect(seen.accepted).toBeGreaterThan(100);
+      expect(seen.refused).toBeGreaterThan(300);
+    },
+  );
 });
 
 describe('isCanonicalUuid', () => {
