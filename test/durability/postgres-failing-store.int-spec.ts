@@ -24,7 +24,8 @@ describe('PostgreSQL failing every transaction (private server)', () => {
   let server: ServerProcess | undefined;
   let db: DataSource | undefined;
 
-  beforeAll(async () => (postgres = await PrivatePostgres.start()));
+  // initdb and a server start, slow on a loaded machine.
+  beforeAll(async () => (postgres = await PrivatePostgres.start()), 120_000);
   afterAll(async () => {
     await server?.stop('SIGKILL');
     await db?.destroy();
