@@ -82,12 +82,27 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     return response.body as Record<string, unknown>;
   };
 
-  const openSession = async (): Promise<{ sessionId: string; token: string }> => {
-    const { body } = await t.http.post('/v1/sessions').set(admin).expect(201);
-    return { sessionId: body.session_id as string, token: body.token as string };
+  // The lists are newest first by created_at, in milliseconds, ties broken by the (random) id:
+  // two opened within one millisecond would come in either order. Each open waits for the clock
+  // to pass the end of the previous one (the app runs in this process, on this clock).
+  let lastOpenedAt = 0;
+  const opening = async <T>(open: () => Promise<T>): Promise<T> => {
+    while (Date.now() <= lastOpenedAt) await new Promise((resolve) => setTimeout(resolve, 1));
+    try {
+      return await open();
+    } finally {
+      lastOpenedAt = Date.now();
+    }
   };
-  const openLoop = async (sessionId: string, engine: 'native' | 'foreign' = 'native'): Promise<string> =>
-    (await t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).send({ engine }).expect(201)).body.loop_id as string;
+  const openSession = (): Promise<{ sessionId: string; token: string }> =>
+    opening(async () => {
+      const { body } = await t.http.post('/v1/sessions').set(admin).expect(201);
+      return { sessionId: body.session_id as string, token: body.token as string };
+    });
+  const openLoop = (sessionId: string, engine: 'native' | 'foreign' = 'native'): Promise<string> =>
+    opening(
+      async () => (await t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).send({ engine }).expect(201)).body.loop_id as string,
+    );
   const deliver = (sessionId: string, body: Record<string, unknown>) =>
     t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(admin).send(body);
   const consume = (sessionId: string, loopId: string, commandId: string) =>

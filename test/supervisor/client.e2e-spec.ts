@@ -243,5 +243,6 @@ describe('ProcessNotificationsClient against the real server', () => {
       await server.stop('SIGKILL');
       dir.remove();
     }
-  });
+    // Two starts of the real server, which take long on a loaded machine.
+  }, 120_000);
 });

@@ -63,7 +63,8 @@ describe('pn-supervise durability', () => {
     expect(result.status).toBe(5);
     await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 5 });
     expect(readdirSync(dir.file('state'))).toEqual([]);
-  });
+    // Two server starts, and the supervisor's backoff (up to 15 s) while the second one comes up.
+  }, 120_000);
 
   it('--quiet silences the retry lines', async () => {
     const first = await serverOnDisk();
@@ -79,7 +80,8 @@ describe('pn-supervise durability', () => {
     expect(result.status).toBe(0);
     expect(result.stderr).toMatch(new RegExp(`^${IDS_LINE.source}$`));
     await expectRun(session, { handle: byDefault('true'), state: 'exited', reason: 'exited', exitCode: 0 });
-  });
+    // Two server starts, and the supervisor's backoff (up to 15 s) while the second one comes up.
+  }, 120_000);
 
   it('a full loop: retried with the identical notification until a consume makes room, one journal record per id', async () => {
     const server = await serverOnDisk({ env: { PN_LOOP_CAPACITY: '1' } });

@@ -87,7 +87,8 @@ describe('pn-supervise for the loop that launches it', () => {
       'true',
     ]);
     expect(result.status).toBe(75);
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    // Without --deadline it would retry for ever; the margin covers the CLI's own start-up on a loaded machine.
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
     expect(result.stderr).toMatch(
       new RegExp(`no answer from the server 1 s after the command ended \\(--deadline\\): command ${commandId} is kept in `),
     );

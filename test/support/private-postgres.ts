@@ -81,6 +81,11 @@ export class PrivatePostgres {
     }
   }
 
+  /** What the server has written to its log so far (its stderr, through `pg_ctl -l`). */
+  log(): string {
+    return readFileSync(join(this.dir, 'log'), 'utf8');
+  }
+
   async stop(): Promise<void> {
     this.signalAll('SIGCONT');
     try {

@@ -18,9 +18,11 @@ export class ServerProcess {
     private readonly child: ChildProcess,
     readonly url: string,
   ) {
+    // 'close', not 'exit': 'exit' can come before the last of the output has been read from the
+    // pipes, and tests read `output` once the process has ended.
     this.exited = new Promise((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) done({ code: child.exitCode, signal: child.signalCode });
-      else child.once('exit', (code, signal) => done({ code, signal }));
+      if (child.stdout!.closed && child.stderr!.closed) done({ code: child.exitCode, signal: child.signalCode });
+      else child.once('close', (code, signal) => done({ code, signal }));
     });
   }
 
@@ -46,7 +48,8 @@ export class ServerProcess {
       };
       child.stdout!.on('data', onData);
       child.stderr!.on('data', onData);
-      child.once('exit', (code, signal) => {
+      // Once the pipes are closed too, so that the message holds everything the server wrote.
+      child.once('close', (code, signal) => {
         if (!server) reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
       });
     });
@@ -56,7 +59,7 @@ export class ServerProcess {
    * Resolves with the first match of `pattern` in the output, now or once it is written;
    * rejects after `timeoutMs` with the output so far.
    */
-  waitForOutput(pattern: RegExp, timeoutMs = 5_000): Promise<RegExpExecArray> {
+  waitForOutput(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const match = pattern.exec(this.output);

@@ -81,6 +81,19 @@ describeOnPostgres('tracing: two nodes on PostgreSQL', () => {
     const sent = Promise.all(
       callers.map((caller, i) => post(completions(), session.token, bodies[i], { traceparent: caller.traceparent })),
     );
+    // Held until the writer's first batch is seen waiting for the lock (a fixed pause could end
+    // before any delivery got that far on a loaded machine), then a moment more for the rest to
+    // queue behind it. Asked on the lock's own connection (the admin pool has only that one);
+    // pg_locks shows the present state even inside that transaction.
+    const blocked = async (): Promise<boolean> =>
+      (
+        (await lock.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = '${schema.name}.pn_journal'::regclass`,
+        )) as [{ n: number }]
+      )[0].n > 0;
+    for (const deadline = Date.now() + 20_000; !(await blocked()) && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await lock.query('COMMIT');
     await lock.release();

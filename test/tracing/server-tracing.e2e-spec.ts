@@ -48,7 +48,10 @@ describe('tracing: the server with OTEL_EXPORTER_OTLP_ENDPOINT (http/json)', () 
     expect(answer).toMatchObject({ status: 202, body: { disposition: 'accepted' } });
 
     const spans = await traceWith(caller.traceId, [N.notify, N.journalAppend, N.dispatch]);
-    const request = spans.find((span) => span.kind === SERVER_SPAN && span.parentSpanId === caller.spanId);
+    // The server span ends last, after the answer: it can come in a later export than the others.
+    const serverSpan = (span: ReceivedSpan): boolean => span.kind === SERVER_SPAN && span.parentSpanId === caller.spanId;
+    await receiver.waitFor(() => receiver.trace(caller.traceId).some(serverSpan), 'the server span in the caller’s trace');
+    const request = receiver.trace(caller.traceId).find(serverSpan);
     expect(request).toBeDefined();
     expect(request!.service).toBe('process-notifications');
     const notify = only(spans, N.notify);
@@ -200,5 +203,6 @@ describe('tracing: the server without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       await receiver.stop();
       dir.remove();
     }
-  });
+    // Two starts of the real server, one with the SDK, on a machine that may be busy.
+  }, 120_000);
 });

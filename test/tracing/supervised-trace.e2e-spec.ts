@@ -56,10 +56,15 @@ describe('tracing: a supervised run', () => {
     }
 
     // The server's spans are in the same trace, each request under the attempt that sent it.
-    const spans = await receiver.waitFor(
-      () => [N.notify, N.lifecycle].every((name) => receiver.trace(caller.traceId).some((span) => span.name === name)),
-      'the server’s spans in the run’s trace',
-    );
+    // Three requests (started, completed, the notification), each with its server span and its
+    // pn.* span: the server exports them in batches of its own, so wait for all six, not the first.
+    const spans = await receiver.waitFor(() => {
+      const ofServer = receiver.trace(caller.traceId).filter((span) => span.service === 'process-notifications');
+      return (
+        ofServer.filter((span) => span.kind === SERVER_SPAN).length >= 3 &&
+        ofServer.filter((span) => span.name === N.notify || span.name === N.lifecycle).length >= 3
+      );
+    }, 'the server’s spans of the three requests in the run’s trace');
     const trace = spans.filter((span) => span.traceId === caller.traceId);
     const requests = trace.filter((span) => span.kind === SERVER_SPAN && span.service === 'process-notifications');
     expect(requests.length).toBeGreaterThanOrEqual(3);

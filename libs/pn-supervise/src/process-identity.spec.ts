@@ -21,15 +21,18 @@ describe('ProcessIdentity', () => {
   });
 
   it('a zombie (killed, never reaped by its parent) does not run, although kill(pid, 0) still succeeds on it', async () => {
-    // The second `sleep` inherits the first and never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The second `sleep` inherits the first and never reaps it. It outlives the test (killed
+    // below): were it to end first, init would reap the zombie before it is looked at.
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((done) => parent.stdout.once('data', (chunk: Buffer) => done(chunk.toString()))));
       const state = (): string => {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
       };
-      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((next) => setTimeout(next, 20));
+      for (const deadline = Date.now() + 15_000; state() !== 'Z' && Date.now() < deadline;) {
+        await new Promise((next) => setTimeout(next, 20));
+      }
       expect(state()).toBe('Z');
       expect(() => process.kill(pid, 0)).not.toThrow();
       expect(ProcessIdentity.isRunning(ProcessIdentity.of(pid))).toBe(false);

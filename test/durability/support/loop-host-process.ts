@@ -33,7 +33,8 @@ export class LoopHostProcess {
         }
       }
     });
-    this.exited = new Promise((done) => child.once('exit', () => done()));
+    // 'close', not 'exit': by then every line it wrote has been read (tests look at `lines` once it is dead).
+    this.exited = new Promise((done) => child.once('close', () => done()));
   }
 
   /** Starts a host on `databaseFile`; resolves once the module is up (restore done). */
