@@ -23,6 +23,7 @@ import { JournalFencing } from './journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
+import { isServerError } from './store-failure.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -48,6 +49,13 @@ export interface JournalTransaction {
 export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
 // A health probe answers sooner than a write may take.
 const HEALTH_TIMEOUT_MS = 2_000;
+/**
+ * On PostgreSQL, how long a queued unit of work waits while the server answers nothing at all
+ * (not one statement of the writer's) before it is answered `JournalUnavailableError`: a node cut
+ * from its database answers within 2 s (contract, section 9), while a server that answers keeps
+ * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
+ */
+export const JOURNAL_SILENCE_MS = 1_500;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
@@ -111,6 +119,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
         storeFailed: (error) => this.outage.failed(error),
       },
       this.logger,
+      // SQLite runs in this thread: a stalled disk or a lock wait blocks the timers too.
+      dataSource.options.type === 'postgres' ? JOURNAL_SILENCE_MS : undefined,
     );
   }
 
@@ -233,12 +243,15 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   private async commitBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
     const result = await this.transactions.run(async (manager) => {
+      // BEGIN was answered, then every job's statements: the store is there, the batch is just slow.
+      this.queue.heard();
       const holds = this.fencing.inTransaction(manager);
       const outcomes: Outcome<unknown>[] = [];
       for (const job of batch) {
         if (job.fence && !(await holds(job.fence)))
           outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
         else outcomes.push(await job.run(manager));
+        this.queue.heard();
       }
       const written = outcomes.flatMap((outcome) => outcome.written);
       // The admin counts commit with the records that change them.
@@ -246,7 +259,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       await this.hint.send(manager, written);
       return outcomes;
     });
-    if (!('value' in result)) return result;
+    if (!('value' in result)) {
+      // An error the server sent is an answer too: it is reachable.
+      if (isServerError(result.error)) this.queue.heard();
+      return result;
+    }
+    this.queue.heard();
     this.outage.succeeded();
     batch.forEach((job, i) => {
       if (job.fence && result.value[i]!.refused) this.fencing.forget(job.fence);
