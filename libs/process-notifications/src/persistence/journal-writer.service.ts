@@ -56,6 +56,8 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
 export const JOURNAL_SILENCE_MS = 1_500;
+// Records of one read of a journal page: about a millisecond of the event loop on SQLite.
+const PAGE_SLICE = 100;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
@@ -187,15 +189,30 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.read((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
   }
 
-  /** Up to `limit` records of a session after sequence `after`, in sequence order. */
-  page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
-    return this.read((manager) =>
-      manager.find(JournalRecordEntity, {
-        where: { sessionId, sequence: MoreThan(after) },
-        order: { sequence: 'ASC' },
-        take: limit,
-      }),
-    );
+  /**
+   * Up to `limit` records of a session after sequence `after`, in sequence order. Read in slices
+   * of at most {@link PAGE_SLICE} records, each a read of its own (see {@link read}), so that a
+   * large page never holds the event loop (on SQLite) for long: a session's readers cannot
+   * starve another session's deliveries. Gap-free as a client paging is: records commit in
+   * sequence order within a session, and each slice starts after the last one read.
+   */
+  async page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
+    const records: JournalRecordEntity[] = [];
+    let from = after;
+    while (records.length < limit) {
+      const take = Math.min(PAGE_SLICE, limit - records.length);
+      const slice = await this.read((manager) =>
+        manager.find(JournalRecordEntity, {
+          where: { sessionId, sequence: MoreThan(from) },
+          order: { sequence: 'ASC' },
+          take,
+        }),
+      );
+      records.push(...slice);
+      if (slice.length < take) break;
+      from = slice.at(-1)!.sequence;
+    }
+    return records;
   }
 
   /**
