@@ -43,12 +43,25 @@ interface Opened {
   readonly token: string;
 }
 
-async function call(url: string, token: string, method = 'GET', body?: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+async function call(
+  url: string,
+  token: string,
+  method = 'GET',
+  body?: unknown,
+  retried = false,
+): Promise<{ status: number; body: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    // A kept-alive connection the server closed while it was idle (during the seeding, say).
+    if (retried) throw error;
+    return call(url, token, method, body, true);
+  }
   return { status: response.status, body: await response.json() };
 }
 

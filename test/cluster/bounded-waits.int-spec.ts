@@ -108,6 +108,21 @@ describe('a node cut from its PostgreSQL (private server)', () => {
       const { answer, ms } = await timed(read);
       expect({ status: answer.status, withinBound: ms < BOUND_MS || ms }).toEqual({ status: 200, withinBound: true });
     }
+    // Journal pages are read from the database: refused within 2 s too, by any node.
+    for (const node of [a, b]) {
+      const { answer, ms } = await timed(() => cluster!.call(node, 'GET', `/v1/sessions/${mine.sessionId}/journal`, mine.token));
+      expect({
+        node: node === a ? 'a' : 'b',
+        status: answer.status,
+        code: (answer.body as { code?: string }).code,
+        withinBound: ms < BOUND_MS || ms,
+      }).toEqual({
+        node: node === a ? 'a' : 'b',
+        status: 503,
+        code: 'journal_unavailable',
+        withinBound: true,
+      });
+    }
     // Writes need the database: the owner refuses them within 2 s, with nothing dispatched.
     const deliveries = [notification(mine.sessionId, mine.loopId), notification(mine.sessionId, mine.loopId)];
     const deliver = (n: Record<string, unknown>) =>

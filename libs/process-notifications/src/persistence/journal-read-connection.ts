@@ -62,10 +62,12 @@ export class JournalReadConnection {
   /**
    * Runs `work` as a read; `queued` runs it with the writes where reads must queue. A domain
    * error is handed back as it is, any other failure as {@link JournalUnavailableError}.
+   * @param timeoutMs on PostgreSQL, its deadline (the writer's, unless shorter)
    */
   async read<T>(
     work: (manager: EntityManager) => Promise<T>,
     queued: (work: (manager: EntityManager) => Promise<T>) => Promise<T>,
+    timeoutMs = this.timeoutMs,
   ): Promise<T> {
     if (this.sqlite) {
       if (!this.readSource?.isInitialized) return queued(work);
@@ -78,9 +80,10 @@ export class JournalReadConnection {
         }
       });
     }
+    const deadlineMs = Math.min(timeoutMs, this.timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${deadlineMs} ms`)), deadlineMs);
     });
     try {
       return await Promise.race([work(this.dataSource.manager), deadline]);

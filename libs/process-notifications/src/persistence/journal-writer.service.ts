@@ -184,9 +184,18 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.reads.read(work, (queued) => this.write(queued));
   }
 
+  /**
+   * A read of one indexed statement (a page slice, a lookup by key), as {@link read}; on
+   * PostgreSQL a server that has not answered it within {@link JOURNAL_SILENCE_MS} is taken for
+   * unreachable (`JournalUnavailableError`), so a node cut from its database answers within 2 s.
+   */
+  lookup<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
+  }
+
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.read((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
+    return this.lookup((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
   }
 
   /**
@@ -201,7 +210,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     let from = after;
     while (records.length < limit) {
       const take = Math.min(PAGE_SLICE, limit - records.length);
-      const slice = await this.read((manager) =>
+      const slice = await this.lookup((manager) =>
         manager.find(JournalRecordEntity, {
           where: { sessionId, sequence: MoreThan(from) },
           order: { sequence: 'ASC' },
