@@ -205,21 +205,30 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * starve another session's deliveries. Gap-free as a client paging is: records commit in
    * sequence order within a session, and each slice starts after the last one read.
    */
-  async page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
-    const records: JournalRecordEntity[] = [];
+  page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
+    return this.pageOf(sessionId, after, limit, (record) => record);
+  }
+
+  /** {@link page}, each record turned into what `view` makes of it within its slice's read. */
+  async pageOf<T>(sessionId: string, after: number, limit: number, view: (record: JournalRecordEntity) => T): Promise<T[]> {
+    const records: T[] = [];
     let from = after;
     while (records.length < limit) {
       const take = Math.min(PAGE_SLICE, limit - records.length);
-      const slice = await this.lookup((manager) =>
-        manager.find(JournalRecordEntity, {
+      let read = 0;
+      const slice = await this.lookup(async (manager) => {
+        const rows = await manager.find(JournalRecordEntity, {
           where: { sessionId, sequence: MoreThan(from) },
           order: { sequence: 'ASC' },
           take,
-        }),
-      );
+        });
+        read = rows.length;
+        if (read > 0) from = rows.at(-1)!.sequence;
+        // In the same turn as the read: turning a slice's payloads into objects is work too.
+        return rows.map(view);
+      });
       records.push(...slice);
-      if (slice.length < take) break;
-      from = slice.at(-1)!.sequence;
+      if (read < take) break;
     }
     return records;
   }
