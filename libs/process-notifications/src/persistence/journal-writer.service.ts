@@ -50,8 +50,8 @@ export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
 // A health probe answers sooner than a write may take.
 const HEALTH_TIMEOUT_MS = 2_000;
 /**
- * On PostgreSQL, how long a queued unit of work waits while the server answers nothing at all
- * (not one statement of the writer's) before it is answered `JournalUnavailableError`: a node cut
+ * On PostgreSQL, how long a queued unit of work waits while the server finishes none of the
+ * writer's work (neither a BEGIN nor one unit of work of the running batch) before it is answered `JournalUnavailableError`: a node cut
  * from its database answers within 2 s (contract, section 9), while a server that answers keeps
  * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
