@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { JournalPageDto } from './dto/journal-page.dto.js';
 
-// Records serialized per chunk: well under a millisecond of the event loop each.
-const CHUNK = 100;
+// Records serialized per chunk: a fraction of a millisecond of the event loop each.
+const CHUNK = 20;
 
 // The chunk being serialized now, of any page: the next one waits for it, then for a new turn.
 let current: Promise<void> = Promise.resolve();

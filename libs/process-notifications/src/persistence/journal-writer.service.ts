@@ -56,8 +56,8 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
 export const JOURNAL_SILENCE_MS = 1_500;
-// Records of one read of a journal page: about a millisecond of the event loop on SQLite.
-const PAGE_SLICE = 100;
+// Records of one read of a journal page: a fraction of a millisecond of the event loop on SQLite.
+const PAGE_SLICE = 10;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
