@@ -15,6 +15,8 @@ import { restoreRows } from './restore.rows.js';
 import { restoreTable } from './restore-table.js';
 import { resultsTable } from './results-table.js';
 import { tracingRows } from './tracing.rows.js';
+import { journalReadsRows, type JournalReadsResult, type JournalReadsRow } from './journal-reads.rows.js';
+import { journalReadsTable } from './journal-reads-table.js';
 
 // Fixed work per row, so runs compare; BENCH_ITEMS overrides it for a quick look. The warm-up is
 // as long as the start-up transient of the full notify path: its first 5,000 items in memory run
@@ -31,6 +33,11 @@ const RESTORE_RUNS = Number(process.env.BENCH_RESTORE_RUNS ?? 3);
 const ADMIN_RECORDS = Number(process.env.BENCH_ADMIN_RECORDS ?? 1_000_000);
 const ADMIN_LOOPS = Number(process.env.BENCH_ADMIN_LOOPS ?? 10_000);
 const ADMIN_RUNS = Number(process.env.BENCH_ADMIN_RUNS ?? 21);
+// The journal-read rows: the paged session's size, the other sessions' records around it, timed
+// calls per page, and the noisy-neighbour row's readers and seconds per phase.
+const JOURNAL_SESSION_RECORDS = Number(process.env.BENCH_JOURNAL_SESSION_RECORDS ?? 10_000);
+const JOURNAL_NEIGHBOUR_RECORDS = Number(process.env.BENCH_JOURNAL_NEIGHBOUR_RECORDS ?? 1_000_000);
+const JOURNAL_READERS = Number(process.env.BENCH_JOURNAL_READERS ?? 16);
 // Timed seconds per HTTP row, after a warm-up of fixed size.
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
 const HTTP_CONNECTIONS = 64;
@@ -97,6 +104,16 @@ async function main(): Promise<void> {
     adminPagesRows({ records: ADMIN_RECORDS, loops: ADMIN_LOOPS, loopsPerSession: 10, runs: ADMIN_RUNS }),
     (r) => `slowest median ${Math.max(...r.pages.map((page) => page.medianMs)).toFixed(1)} ms per page`,
   );
+  const journalReads = await runRows<JournalReadsRow, JournalReadsResult>(
+    journalReadsRows({
+      sessionRecords: JOURNAL_SESSION_RECORDS,
+      neighbourRecords: JOURNAL_NEIGHBOUR_RECORDS,
+      runs: ADMIN_RUNS,
+      readers: JOURNAL_READERS,
+      seconds: Math.min(HTTP_SECONDS, 5),
+    }),
+    (r) => r.cells.map((cell) => `${cell.label} ${cell.ms.toFixed(2)}`).join(', '),
+  );
   const http = await runRows<HttpRow, HttpResult>(
     httpRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
     (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
@@ -124,6 +141,10 @@ async function main(): Promise<void> {
         `${first!.result.migrationSeconds.toFixed(1)} s\n`,
     );
     console.log(adminPagesTable(admin));
+  }
+  if (journalReads.length) {
+    console.log(`\nJournal reads on a SQLite file, the real server in a worker thread, over HTTP (issue 23)\n`);
+    console.log(journalReadsTable(journalReads));
   }
   if (http.length) {
     console.log(

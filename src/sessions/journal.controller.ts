@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { map, type Observable } from 'rxjs';
@@ -10,6 +10,7 @@ import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { JournalPageDto } from './dto/journal-page.dto.js';
 import { JournalRecordDto } from './dto/journal-record.dto.js';
 import { withKeepAlive } from './keep-alive.js';
+import { journalPageBody } from './journal-page-body.js';
 import { SessionEventStream } from './session-event-stream.service.js';
 import { AnyNode } from '../cluster/owner-routed.decorator.js';
 
@@ -43,9 +44,14 @@ export class JournalController {
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Query('after', sequence('after')) after: number,
     @Query('limit', new IntegerPipe('limit', { default: 100, min: 1, max: MAX_JOURNAL_PAGE })) limit: number,
-  ): Promise<JournalPageDto> {
+  ): Promise<StreamableFile> {
     const records = await this.service.readJournal(sessionId, after, limit);
-    return { records: records.map((record) => JournalRecordDto.from(record)), next_after: records.at(-1)?.sequence ?? after };
+    const page: JournalPageDto = {
+      records: records.map((record) => JournalRecordDto.from(record)),
+      next_after: records.at(-1)?.sequence ?? after,
+    };
+    // Serialized a chunk at a time, so that a large page does not hold up other requests.
+    return new StreamableFile(journalPageBody(page), { type: 'application/json; charset=utf-8' });
   }
 
   @Sse('events')

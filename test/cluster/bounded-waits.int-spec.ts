@@ -5,7 +5,7 @@ import { notification } from '../support/test-app.js';
 import type { HttpAnswer } from '../support/http-client.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { clusterPerTest } from './support/cluster-per-test.js';
-import { Cluster } from './support/cluster.js';
+import { Cluster, connectSchema } from './support/cluster.js';
 
 // Spec section 9, waits where nothing can help: a client hears 503 within 2 s instead of
 // waiting on an owner or a database that does not answer.
@@ -89,7 +89,7 @@ describe('a node cut from its PostgreSQL (private server)', () => {
     await postgres?.stop();
   });
 
-  it('answers within 2 s: its own sessions from memory, other nodes` sessions forwarded without waiting on the database', async () => {
+  it('answers within 2 s: its own sessions from memory, other nodes` sessions forwarded without waiting on the database, writes 503; the retries write once', async () => {
     cluster = await Cluster.start(2, postgres.url, { PN_LEASE_TTL_MS: '60000' });
     const [a, b] = cluster.nodes as [ServerProcess, ServerProcess];
     const mine = await cluster.openSession(a, a);
@@ -108,6 +108,57 @@ describe('a node cut from its PostgreSQL (private server)', () => {
       const { answer, ms } = await timed(read);
       expect({ status: answer.status, withinBound: ms < BOUND_MS || ms }).toEqual({ status: 200, withinBound: true });
     }
+    // Journal pages are read from the database: refused within 2 s too, by any node.
+    for (const node of [a, b]) {
+      const { answer, ms } = await timed(() => cluster!.call(node, 'GET', `/v1/sessions/${mine.sessionId}/journal`, mine.token));
+      expect({
+        node: node === a ? 'a' : 'b',
+        status: answer.status,
+        code: (answer.body as { code?: string }).code,
+        withinBound: ms < BOUND_MS || ms,
+      }).toEqual({
+        node: node === a ? 'a' : 'b',
+        status: 503,
+        code: 'journal_unavailable',
+        withinBound: true,
+      });
+    }
+    // Writes need the database: the owner refuses them within 2 s, with nothing dispatched.
+    const deliveries = [notification(mine.sessionId, mine.loopId), notification(mine.sessionId, mine.loopId)];
+    const deliver = (n: Record<string, unknown>) =>
+      cluster!.call(a, 'POST', `/v1/sessions/${mine.sessionId}/process-completions`, mine.token, n);
+    const refused = await Promise.all(deliveries.map((n) => timed(() => deliver(n))));
+    expect(
+      refused.map(({ answer, ms }) => ({
+        status: answer.status,
+        code: (answer.body as { code?: string }).code,
+        withinBound: ms < BOUND_MS || ms,
+      })),
+    ).toEqual(deliveries.map(() => ({ status: 503, code: 'journal_unavailable', withinBound: true })));
     postgres.signalAll('SIGCONT');
+
+    // The identical retries once the database is back: each is journaled once and pending once,
+    // whether its stalled transaction committed after the 503 (duplicate) or not (accepted).
+    for (const n of deliveries) {
+      const answer = await cluster.retrying(() => deliver(n));
+      expect([
+        { status: 202, disposition: 'accepted' },
+        { status: 200, disposition: 'duplicate' },
+      ]).toContainEqual({ status: answer.status, disposition: (answer.body as { disposition?: string }).disposition });
+    }
+    const pending = await cluster.call(a, 'GET', `/v1/sessions/${mine.sessionId}/loops/${mine.loopId}/process-notifications`, mine.token);
+    const pendingIds = (pending.body as { notifications: Array<{ command_id: string }> }).notifications.map((n) => n.command_id);
+    const sent = deliveries.map((n) => n.command_id as string);
+    expect(pendingIds.filter((id) => sent.includes(id)).sort()).toEqual([...sent].sort());
+    const db = await connectSchema(postgres.url);
+    try {
+      const rows = (await db.query(`SELECT idempotency_id FROM pn_journal WHERE session_id = $1 AND idempotency_id = ANY($2)`, [
+        mine.sessionId,
+        sent,
+      ])) as Array<{ idempotency_id: string }>;
+      expect(rows.map((row) => row.idempotency_id).sort()).toEqual([...sent].sort());
+    } finally {
+      await db.destroy();
+    }
   }, 60_000);
 });

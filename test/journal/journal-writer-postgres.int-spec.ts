@@ -285,6 +285,34 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
     });
   });
 
+  // Contract, section 9: a node cut from its database answers within 2 s. The writer takes a
+  // server that answers none of its units of work for 1.5 s for unreachable, and only that.
+  describe('a server that does not answer', () => {
+    it('answers a unit of work the server leaves unanswered for 1.5 s, long before its deadline', async () => {
+      const { writer } = await start(2, 10_000);
+      const answer = await settle(writer.write((manager) => manager.query('SELECT pg_sleep(2.5)')));
+      expect(answer).toEqual({ error: expect.any(JournalUnavailableError) });
+      expect((answer as { error: Error }).error.message).toMatch(/has not answered for 1500 ms/);
+    });
+
+    it('keeps the whole deadline for a batch that takes longer while the server answers each unit of work', async () => {
+      const { writer, commits } = await start(2, 10_000);
+      // Queued in one tick: one batch of four, 2.4 s in all, 0.6 s between two answers.
+      const answers = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          settle(
+            writer.write(async (manager) => {
+              await manager.query('SELECT pg_sleep(0.6)');
+              return i;
+            }),
+          ),
+        ),
+      );
+      expect(answers).toEqual([{ value: 0 }, { value: 1 }, { value: 2 }, { value: 3 }]);
+      expect(commits.map((commit) => commit.size)).toEqual([4]);
+    });
+  });
+
   describe('timers', () => {
     it('leaves no timer behind after a read answered in time', async () => {
       const dataSource = await new DataSource({

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,8 @@ function binDir(): string | undefined {
   return version ? join(root, version, 'bin') : undefined;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -42,14 +43,18 @@ export class PrivatePostgres {
     return undefined;
   }
 
-  /** Starts a server; `settings` are extra server parameters (`-c name=value`). */
-  static async start(settings: Record<string, string> = {}): Promise<PrivatePostgres> {
+  /**
+   * Starts a server; `settings` are extra server parameters (`-c name=value`, `listen_addresses`
+   * included); `trusted` are client networks (CIDR) let in without a password besides loopback.
+   */
+  static async start(settings: Record<string, string> = {}, trusted: readonly string[] = []): Promise<PrivatePostgres> {
     const bin = binDir()!;
     const dir = mkdtempSync(join(tmpdir(), 'pn-pg-'));
     chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
     const port = await freePort();
     const server = new PrivatePostgres(bin, dir, port);
     server.asPostgres('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    if (trusted.length > 0) appendFileSync(join(dir, 'data', 'pg_hba.conf'), trusted.map((net) => `host all all ${net} trust\n`).join(''));
     server.asPostgres('pg_ctl', [
       '-D',
       join(dir, 'data'),

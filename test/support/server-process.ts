@@ -26,9 +26,17 @@ export class ServerProcess {
     });
   }
 
-  /** Starts the server with `env` (PORT=0 unless given), in `cwd` if given, and resolves once it listens. */
-  static start(env: Record<string, string>, options: { cwd?: string } = {}): Promise<ServerProcess> {
-    const child = spawn(process.execPath, [MAIN], {
+  /**
+   * Starts the server with `env` (PORT=0 unless given), in `cwd` if given, and resolves once it
+   * listens. `prefix` runs it through another command that execs it (`ip netns exec <name>`, so
+   * the process is the server itself); `host` is where the test reaches it (127.0.0.1).
+   */
+  static start(
+    env: Record<string, string>,
+    options: { cwd?: string; prefix?: readonly string[]; host?: string } = {},
+  ): Promise<ServerProcess> {
+    const [command, ...args] = [...(options.prefix ?? []), process.execPath, MAIN];
+    const child = spawn(command!, args, {
       cwd: options.cwd,
       env: { ...process.env, PORT: '0', PN_ADMIN_TOKEN: SERVER_ADMIN_TOKEN, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,7 +49,7 @@ export class ServerProcess {
         if (server) server.output = output;
         const port = /Listening on port (\d+)/.exec(output)?.[1];
         if (port && !server) {
-          server = new ServerProcess(child, `http://127.0.0.1:${port}`);
+          server = new ServerProcess(child, `http://${options.host ?? '127.0.0.1'}:${port}`);
           server.output = output;
           resolveStart(server);
         }

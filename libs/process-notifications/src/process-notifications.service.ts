@@ -204,7 +204,7 @@ export class ProcessNotificationsService {
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
     // Any node reads any session's journal: no ownership needed.
     const session = await this.sessions.find(sessionId);
-    return (await this.journal.page(session.sessionId, after, limit)).map(recordView);
+    return this.journal.pageOf(session.sessionId, after, limit, recordView);
   }
 
   /** Notifications as loops accept them (also published as `ProcessNotificationAcceptedEvent`). */

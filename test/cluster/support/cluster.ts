@@ -45,15 +45,21 @@ export class Cluster {
     return cluster;
   }
 
-  /** Starts one more node; `env` adds to (or overrides) the cluster's, e.g. another database route. */
-  async addNode(env: Record<string, string> = {}): Promise<ServerProcess> {
-    const node = await ServerProcess.start({
-      PN_DATABASE_URL: this.databaseUrl,
-      PN_LOOP_CAPACITY: '1000000',
-      PN_LOG_LEVEL: 'warn',
-      ...this.env,
-      ...env,
-    });
+  /**
+   * Starts one more node; `env` adds to (or overrides) the cluster's, e.g. another database
+   * route; `spawn` says how to run it (see {@link ServerProcess.start}), e.g. in a network namespace.
+   */
+  async addNode(env: Record<string, string> = {}, spawn: Parameters<typeof ServerProcess.start>[1] = {}): Promise<ServerProcess> {
+    const node = await ServerProcess.start(
+      {
+        PN_DATABASE_URL: this.databaseUrl,
+        PN_LOOP_CAPACITY: '1000000',
+        PN_LOG_LEVEL: 'warn',
+        ...this.env,
+        ...env,
+      },
+      spawn,
+    );
     this.nodes.push(node);
     return node;
   }

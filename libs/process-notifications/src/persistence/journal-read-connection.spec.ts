@@ -96,6 +96,42 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     expect((await writer.page(sessionId, sequences[3]!, 2)).map((record) => record.sequence)).toEqual(sequences.slice(4, 6));
   });
 
+  it('reads a page larger than one slice whole, in order, gap-free, and lets other work run between its slices', async () => {
+    const sessionId = randomUUID();
+    const loopId = randomUUID();
+    const other = randomUUID();
+    // Another session's records in between, so the slices must seek past them.
+    for (let i = 0; i < 250; i++) {
+      await writer.append(draft(sessionId, loopId));
+      if (i % 3 === 0) await writer.append(draft(other, loopId));
+    }
+    const all = (await dataSource.query('SELECT sequence FROM pn_journal WHERE session_id = ? ORDER BY sequence', [sessionId])) as Array<{
+      sequence: number;
+    }>;
+    const sequences = all.map((row) => row.sequence);
+    // Turns of the event loop taken by other work while the page is read.
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const page = await writer.page(sessionId, 0, 1000);
+    counting = false;
+    expect(page.map((record) => record.sequence)).toEqual(sequences);
+    expect(turns).toBeGreaterThanOrEqual(3);
+    // Limits that end inside and at the edge of a slice, from anywhere.
+    for (const [after, limit] of [
+      [sequences[7]!, 150],
+      [sequences[0]!, 100],
+      [sequences[99]!, 200],
+    ] as const) {
+      const start = sequences.indexOf(after) + 1;
+      expect((await writer.page(sessionId, after, limit)).map((record) => record.sequence)).toEqual(sequences.slice(start, start + limit));
+    }
+  });
+
   it("restores one session's rows only, or every session's", async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     const loops = { [a]: randomUUID(), [b]: randomUUID() };

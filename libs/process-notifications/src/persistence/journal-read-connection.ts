@@ -5,7 +5,8 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 
 /**
  * Where reads run, never behind a write batch: on a SQLite file a second, read-only connection
- * (WAL lets it read the last commit while a batch runs); on PostgreSQL a pooled connection, with
+ * (WAL lets it read the last commit while a batch runs), one read at a time with the event loop
+ * let through between two; on PostgreSQL a pooled connection, with
  * the writer's deadline. In-memory SQLite has one connection: its reads must queue with the
  * writes, so they never observe another caller's uncommitted transaction.
  */
@@ -13,6 +14,9 @@ export class JournalReadConnection {
   private readonly sqlite: boolean;
   // SQLite file databases: the read-only connection.
   private readSource?: DataSource;
+
+  // The read running now (or the last one): the next one starts after it, in a later turn.
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -39,6 +43,16 @@ export class JournalReadConnection {
     }).initialize();
   }
 
+  // A better-sqlite3 read runs in this thread, without a pause: many readers at once would hold
+  // the event loop for all their reads back to back, and every other request (a delivery of
+  // another session) would wait behind them. So reads take turns, one at a time, each in an event
+  // loop turn of its own (setImmediate), letting the I/O of other requests in between two reads.
+  private inTurn<T>(read: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(read);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
   async close(): Promise<void> {
     const source = this.readSource;
     this.readSource = undefined;
@@ -48,22 +62,28 @@ export class JournalReadConnection {
   /**
    * Runs `work` as a read; `queued` runs it with the writes where reads must queue. A domain
    * error is handed back as it is, any other failure as {@link JournalUnavailableError}.
+   * @param timeoutMs on PostgreSQL, its deadline (the writer's, unless shorter)
    */
   async read<T>(
     work: (manager: EntityManager) => Promise<T>,
     queued: (work: (manager: EntityManager) => Promise<T>) => Promise<T>,
+    timeoutMs = this.timeoutMs,
   ): Promise<T> {
     if (this.sqlite) {
       if (!this.readSource?.isInitialized) return queued(work);
-      try {
-        return await work(this.readSource.manager);
-      } catch (error) {
-        throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
-      }
+      const source = this.readSource;
+      return this.inTurn(async () => {
+        try {
+          return await work(source.manager);
+        } catch (error) {
+          throw error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error);
+        }
+      });
     }
+    const deadlineMs = Math.min(timeoutMs, this.timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${deadlineMs} ms`)), deadlineMs);
     });
     try {
       return await Promise.race([work(this.dataSource.manager), deadline]);

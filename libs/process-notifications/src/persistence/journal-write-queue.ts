@@ -41,6 +41,8 @@ interface Job extends QueuedJob {
   resolve(value: unknown): void;
   reject(error: unknown): void;
   timer?: NodeJS.Timeout;
+  /** When it was queued (performance.now()). */
+  readonly queuedAt: number;
   /** Answered (or expired): its outcome, if it still runs, reaches nobody. */
   settled: boolean;
 }
@@ -55,15 +57,31 @@ const MAX_QUEUED = 10_000;
  * The writer's queue: bounded, every job with a deadline, drained one batch (one transaction) at
  * a time; work queued while a batch runs goes into the next one (group commit). When a batch
  * fails for one job's sake, each of its jobs is retried alone so every caller gets its own answer.
+ *
+ * With a `silenceMs`, a job is also answered once the store has said nothing at all for that
+ * long while the job waited (no statement answered, see {@link heard}): a store that cannot be
+ * reached (frozen, partitioned, a connection that hangs) is told to callers within `silenceMs`,
+ * not at their deadline, while a store that answers keeps the whole deadline for slow work.
  */
 export class JournalWriteQueue {
   private readonly queue: Job[] = [];
+  // The jobs of the batch whose transaction runs now.
+  private running: readonly Job[] = [];
   private draining = false;
+  // When the store last answered a statement (performance.now()).
+  private lastHeard = performance.now();
+  private watchdog?: NodeJS.Timeout;
 
   constructor(
     private readonly batches: JournalBatches,
     private readonly logger: LoggerService,
+    private readonly silenceMs?: number,
   ) {}
+
+  /** The store answered a statement (it is reachable): waiting jobs get a new `silenceMs`. */
+  heard(): void {
+    this.lastHeard = performance.now();
+  }
 
   /**
    * Queues `run`, answered within `timeoutMs`. `fence` is asked only once the job has a place:
@@ -89,9 +107,11 @@ export class JournalWriteQueue {
         resolve: resolve as (value: unknown) => void,
         reject,
         settled: false,
+        queuedAt: performance.now(),
       };
       job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
       this.queue.push(job);
+      this.watch();
       if (!this.draining) {
         this.draining = true;
         // Let callers of the same tick join the first batch.
@@ -109,6 +129,31 @@ export class JournalWriteQueue {
     this.fail(job, new Error(`the database did not answer within ${timeoutMs} ms`));
   }
 
+  // One timer for all jobs: the oldest waiting job is the first whose silence runs out.
+  private watch(): void {
+    if (this.silenceMs === undefined || this.watchdog) return;
+    const oldest = this.running.find((job) => !job.settled) ?? this.queue.find((job) => !job.settled);
+    if (!oldest) return;
+    const due = Math.max(oldest.queuedAt, this.lastHeard) + this.silenceMs;
+    this.watchdog = setTimeout(() => this.bark(), Math.max(0, due - performance.now()));
+    // Only callers wait on it; it must not keep a process alive that has nothing else to do.
+    this.watchdog.unref();
+  }
+
+  // Answers every job that has waited `silenceMs` without a word from the store. Like a deadline:
+  // a queued job never runs, a running one's outcome reaches nobody (a retry de-duplicates).
+  private bark(): void {
+    this.watchdog = undefined;
+    const silenceMs = this.silenceMs!;
+    const now = performance.now();
+    const silent = (job: Job) => now - Math.max(job.queuedAt, this.lastHeard) >= silenceMs;
+    const error = () => new Error(`the database has not answered for ${silenceMs} ms`);
+    for (const job of this.running) if (!job.settled && silent(job)) this.fail(job, error());
+    // The queue is in enqueue order: the silent jobs are at its head.
+    while (this.queue.length > 0 && (this.queue[0]!.settled || silent(this.queue[0]!))) this.fail(this.queue.shift()!, error());
+    this.watch();
+  }
+
   private fail(job: Job, error: unknown): void {
     if (job.settled) return;
     job.settled = true;
@@ -121,6 +166,7 @@ export class JournalWriteQueue {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH).filter((job) => !job.settled);
         if (batch.length === 0) continue;
+        this.running = batch;
         const result = await this.batches.run(batch);
         if ('outcomes' in result) {
           this.settle(batch, result.outcomes);
@@ -133,6 +179,7 @@ export class JournalWriteQueue {
           // shared PostgreSQL: its retry finds the winner's row.
           for (const job of batch) {
             if (job.settled) continue;
+            this.running = [job];
             const alone = await this.batches.run([job]);
             if ('outcomes' in alone) this.settle([job], alone.outcomes);
             else {
@@ -145,6 +192,7 @@ export class JournalWriteQueue {
     } catch (error) {
       this.logger.error('journal queue failed', error as Error);
     } finally {
+      this.running = [];
       this.draining = false;
       if (this.queue.length > 0) {
         this.draining = true;

@@ -23,6 +23,7 @@ import { JournalFencing } from './journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
+import { isServerError } from './store-failure.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -48,6 +49,15 @@ export interface JournalTransaction {
 export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
 // A health probe answers sooner than a write may take.
 const HEALTH_TIMEOUT_MS = 2_000;
+/**
+ * On PostgreSQL, how long a queued unit of work waits while the server finishes none of the
+ * writer's work (neither a BEGIN nor one unit of work of the running batch) before it is answered `JournalUnavailableError`: a node cut
+ * from its database answers within 2 s (contract, section 9), while a server that answers keeps
+ * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
+ */
+export const JOURNAL_SILENCE_MS = 1_500;
+// Records of one read of a journal page: a fraction of a millisecond of the event loop on SQLite.
+const PAGE_SLICE = 10;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
@@ -113,6 +123,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
         storeFailed: (error) => this.outage.failed(error),
       },
       this.logger,
+      // SQLite runs in this thread: a stalled disk or a lock wait blocks the timers too.
+      dataSource.options.type === 'postgres' ? JOURNAL_SILENCE_MS : undefined,
     );
   }
 
@@ -174,20 +186,53 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.reads.read(work, (queued) => this.write(queued));
   }
 
-  /** The consumed record of a notification, if it was consumed. */
-  consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.read((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
+  /**
+   * A read of one indexed statement (a page slice, a lookup by key), as {@link read}; on
+   * PostgreSQL a server that has not answered it within {@link JOURNAL_SILENCE_MS} is taken for
+   * unreachable (`JournalUnavailableError`), so a node cut from its database answers within 2 s.
+   */
+  lookup<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
   }
 
-  /** Up to `limit` records of a session after sequence `after`, in sequence order. */
+  /** The consumed record of a notification, if it was consumed. */
+  consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
+    return this.lookup((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
+  }
+
+  /**
+   * Up to `limit` records of a session after sequence `after`, in sequence order. Read in slices
+   * of at most {@link PAGE_SLICE} records, each a read of its own (see {@link read}), so that a
+   * large page never holds the event loop (on SQLite) for long: a session's readers cannot
+   * starve another session's deliveries. Gap-free as a client paging is: records commit in
+   * sequence order within a session, and each slice starts after the last one read.
+   */
   page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
-    return this.read((manager) =>
-      manager.find(JournalRecordEntity, {
-        where: { sessionId, sequence: MoreThan(after) },
-        order: { sequence: 'ASC' },
-        take: limit,
-      }),
-    );
+    return this.pageOf(sessionId, after, limit, (record) => record);
+  }
+
+  /** {@link page}, each record turned into what `view` makes of it within its slice's read. */
+  async pageOf<T>(sessionId: string, after: number, limit: number, view: (record: JournalRecordEntity) => T): Promise<T[]> {
+    const records: T[] = [];
+    let from = after;
+    while (records.length < limit) {
+      const take = Math.min(PAGE_SLICE, limit - records.length);
+      let read = 0;
+      const slice = await this.lookup(async (manager) => {
+        const rows = await manager.find(JournalRecordEntity, {
+          where: { sessionId, sequence: MoreThan(from) },
+          order: { sequence: 'ASC' },
+          take,
+        });
+        read = rows.length;
+        if (read > 0) from = rows.at(-1)!.sequence;
+        // In the same turn as the read: turning a slice's payloads into objects is work too.
+        return rows.map(view);
+      });
+      records.push(...slice);
+      if (read < take) break;
+    }
+    return records;
   }
 
   /**
@@ -247,12 +292,15 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   private async commitBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
     const result = await this.transactions.run(async (manager) => {
+      // BEGIN was answered, then every job's statements: the store is there, the batch is just slow.
+      this.queue.heard();
       const holds = this.fencing.inTransaction(manager);
       const outcomes: Outcome<unknown>[] = [];
       for (const job of batch) {
         if (job.fence && !(await holds(job.fence)))
           outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
         else outcomes.push(await job.run(manager));
+        this.queue.heard();
       }
       const written = outcomes.flatMap((outcome) => outcome.written);
       // The admin counts commit with the records that change them.
@@ -260,7 +308,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       await this.hint.send(manager, written);
       return outcomes;
     });
-    if (!('value' in result)) return result;
+    if (!('value' in result)) {
+      // An error the server sent is an answer too: it is reachable.
+      if (isServerError(result.error)) this.queue.heard();
+      return result;
+    }
+    this.queue.heard();
     this.outage.succeeded();
     batch.forEach((job, i) => {
       if (job.fence && result.value[i]!.refused) this.fencing.forget(job.fence);

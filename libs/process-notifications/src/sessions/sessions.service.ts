@@ -64,7 +64,7 @@ export class Sessions {
     const cached = this.cached(id);
     if (cached) return cached;
     if (!this.leases.enabled) throw new SessionNotFoundError(sessionId);
-    const session = await this.writer.read((manager) => manager.findOneBy(SessionEntity, { sessionId: id }));
+    const session = await this.writer.lookup((manager) => manager.findOneBy(SessionEntity, { sessionId: id }));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
     return session;
@@ -86,7 +86,7 @@ export class Sessions {
     const hash = hashToken(token);
     const cached = this.byTokenHash.get(hash) ?? this.otherTokens.get(hash);
     if (cached || !this.leases.enabled) return cached;
-    const session = await this.writer.read((manager) => manager.findOneBy(SessionEntity, { tokenHash: hash }));
+    const session = await this.writer.lookup((manager) => manager.findOneBy(SessionEntity, { tokenHash: hash }));
     if (!session) return undefined;
     this.add(session);
     return session.sessionId;
