@@ -83,7 +83,8 @@ describeOnPostgres('tracing: two nodes on PostgreSQL', () => {
     );
     // Held until the writer's first batch is seen waiting for the lock (a fixed pause could end
     // before any delivery got that far on a loaded machine), then a moment more for the rest to
-    // queue behind it. Asked on the lock's own connection (the admin pool has only that one);
+    // queue behind it: well within the 1.5 s after which a writer that hears nothing from
+    // PostgreSQL answers 503 (JOURNAL_SILENCE_MS). Asked on the lock's own connection (the admin pool has only that one);
     // pg_locks shows the present state even inside that transaction.
     const blocked = async (): Promise<boolean> =>
       (
@@ -94,7 +95,7 @@ describeOnPostgres('tracing: two nodes on PostgreSQL', () => {
     for (const deadline = Date.now() + 20_000; !(await blocked()) && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     await lock.query('COMMIT');
     await lock.release();
     const answers = await sent;
