@@ -35,7 +35,9 @@ describe('JournalWriter limits (real in-memory SQLite)', () => {
   });
 
   it('takes 10,000 waiting writes and refuses the next one at once', async () => {
-    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    // A deadline no loaded machine reaches: this is about the bound, and the last of 10,000
+    // queued writes must not be answered at its deadline instead.
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 120_000 });
     const answers = await Promise.all(Array.from({ length: 10_001 }, () => settle(writer.append(draft()))));
     expect(answers.slice(0, 10_000).every((answer) => answer === 'ok')).toBe(true);
     expect(answers[10_000]).toBeInstanceOf(JournalUnavailableError);

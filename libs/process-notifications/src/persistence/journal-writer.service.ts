@@ -56,8 +56,9 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
 export const JOURNAL_SILENCE_MS = 1_500;
-// Records of one read of a journal page: a fraction of a millisecond of the event loop on SQLite.
-const PAGE_SLICE = 10;
+// Records of one read of a journal page on SQLite, whose reads run in this thread: a fraction of a
+// millisecond of the event loop. PostgreSQL's run on its server and read a page in one statement.
+const SQLITE_PAGE_SLICE = 10;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
@@ -89,6 +90,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly fencing: JournalFencing;
   private readonly hint: JournalCommitHint;
   private readonly counters: JournalCounters;
+  private readonly pageSlice: number;
   // The health probe queued and not yet begun, which checks arriving meanwhile share.
   private waitingProbe?: Promise<boolean>;
 
@@ -108,6 +110,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
     }
     this.rows = new JournalRows(dataSource);
+    this.pageSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
     this.transactions = new JournalTransactionRunner(dataSource, this.logger);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
     this.probe = new JournalHealthProbe(dataSource.options.type === 'better-sqlite3', (manager, draft) =>
@@ -201,9 +204,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Up to `limit` records of a session after sequence `after`, in sequence order. Read in slices
-   * of at most {@link PAGE_SLICE} records, each a read of its own (see {@link read}), so that a
-   * large page never holds the event loop (on SQLite) for long: a session's readers cannot
+   * Up to `limit` records of a session after sequence `after`, in sequence order. On SQLite read
+   * in slices of at most {@link SQLITE_PAGE_SLICE} records, each a read of its own (see
+   * {@link read}), so that a large page never holds the event loop for long: a session's readers cannot
    * starve another session's deliveries. Gap-free as a client paging is: records commit in
    * sequence order within a session, and each slice starts after the last one read.
    */
@@ -216,7 +219,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const records: T[] = [];
     let from = after;
     while (records.length < limit) {
-      const take = Math.min(PAGE_SLICE, limit - records.length);
+      const take = Math.min(this.pageSlice, limit - records.length);
       let read = 0;
       const slice = await this.lookup(async (manager) => {
         const rows = await manager.find(JournalRecordEntity, {
