@@ -25,10 +25,38 @@ const PROBE_DRAFT: JournalDraft = {
  * write comes.
  */
 export class JournalHealthProbe {
+  // The probe queued and not yet begun, which checks arriving meanwhile share.
+  private waiting?: Promise<boolean>;
+
   constructor(
     private readonly sqlite: boolean,
     private readonly append: ProbeAppend,
   ) {}
+
+  /**
+   * One health check: true when `enqueue` ran the probe's work in a transaction that committed.
+   * Checks that arrive while a probe still waits for its transaction share it: each is still
+   * answered by a transaction that began after it asked, and a burst of checks (a load
+   * balancer's, /healthz under load) costs one queued job and `SELECT 1`, not one each.
+   */
+  check(failing: boolean, enqueue: (run: (manager: EntityManager) => Promise<unknown>) => Promise<unknown>): Promise<boolean> {
+    if (this.waiting) return this.waiting;
+    const work = this.work(failing);
+    const answer = enqueue((manager) => {
+      // Its transaction has begun: a check from now on needs a probe of its own.
+      if (this.waiting === answer) this.waiting = undefined;
+      return work(manager);
+    }).then(
+      () => true,
+      () => false,
+    );
+    this.waiting = answer;
+    // Expired or refused before it ran: the next check must not wait on it.
+    void answer.then(() => {
+      if (this.waiting === answer) this.waiting = undefined;
+    });
+    return answer;
+  }
 
   /** The probe's work, for a store that is `failing` or not. */
   work(failing: boolean): (manager: EntityManager) => Promise<unknown> {

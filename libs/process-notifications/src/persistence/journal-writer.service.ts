@@ -51,9 +51,9 @@ export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
 const HEALTH_TIMEOUT_MS = 2_000;
 /**
  * On PostgreSQL, how long a queued unit of work waits while the server finishes none of the
- * writer's work (neither a BEGIN nor one unit of work of the running batch) before it is answered `JournalUnavailableError`: a node cut
- * from its database answers within 2 s (contract, section 9), while a server that answers keeps
- * the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
+ * writer's work (neither a BEGIN nor one unit of work of the running batch) before it is answered
+ * `JournalUnavailableError`: a node cut from its database answers within 2 s (contract, section
+ * 9), while a server that answers keeps the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
 export const JOURNAL_SILENCE_MS = 1_500;
 // Records of one read of a journal page on SQLite, whose reads run in this thread: a fraction of a
@@ -91,8 +91,6 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly hint: JournalCommitHint;
   private readonly counters: JournalCounters;
   private readonly pageSlice: number;
-  // The health probe queued and not yet begun, which checks arriving meanwhile share.
-  private waitingProbe?: Promise<boolean>;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -206,8 +204,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   /**
    * Up to `limit` records of a session after sequence `after`, in sequence order. On SQLite read
    * in slices of at most {@link SQLITE_PAGE_SLICE} records, each a read of its own (see
-   * {@link read}), so that a large page never holds the event loop for long: a session's readers cannot
-   * starve another session's deliveries. Gap-free as a client paging is: records commit in
+   * {@link read}), so that a large page never holds the event loop for long: a session's readers
+   * cannot starve another session's deliveries. Gap-free as a client paging is: records commit in
    * sequence order within a session, and each slice starts after the last one read.
    */
   page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
@@ -262,25 +260,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
   isHealthy(): Promise<boolean> {
-    // Checks that arrive while a probe still waits for its transaction share it: each is still
-    // answered by a transaction that began after it asked, and a burst of checks (a load
-    // balancer's, /healthz under load) costs one probe, not one queued job and SELECT each.
-    if (this.waitingProbe) return this.waitingProbe;
-    const probe = this.probe.work(this.outage.failing);
-    const answer = this.enqueue(async (manager) => {
-      // Its transaction has begun: a check from now on needs a probe of its own.
-      if (this.waitingProbe === answer) this.waitingProbe = undefined;
-      return { value: await probe(manager), written: [] };
-    }, HEALTH_TIMEOUT_MS).then(
-      () => true,
-      () => false,
+    return this.probe.check(this.outage.failing, (work) =>
+      this.enqueue(async (manager) => ({ value: await work(manager), written: [] }), HEALTH_TIMEOUT_MS),
     );
-    this.waitingProbe = answer;
-    // Expired or refused before it ran: the next check must not wait on it.
-    void answer.then(() => {
-      if (this.waitingProbe === answer) this.waitingProbe = undefined;
-    });
-    return answer;
   }
 
   private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, sessionId?: string): Promise<T> {
