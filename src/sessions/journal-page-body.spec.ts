@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { Readable } from 'node:stream';
 import type { JournalPageDto } from './dto/journal-page.dto.js';
 import { journalPageBody } from './journal-page-body.js';
+import { countEventLoopTurns } from '../../test/support/event-loop-turns.js';
 
 const text = async (body: Readable): Promise<string> => {
   let all = '';
@@ -36,17 +37,10 @@ describe('journalPageBody', () => {
         records: Array.from({ length: n }, (_, i) => ({ sequence: i, kind: 'k', payload: { i } })),
         next_after: n,
       }) as unknown as JournalPageDto;
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countEventLoopTurns();
     const [a, b] = await Promise.all([text(journalPageBody(page(1000))), text(journalPageBody(page(500)))]);
-    counting = false;
     expect([JSON.parse(a), JSON.parse(b)]).toEqual([page(1000), page(500)]);
     // 75 chunks, one per turn: other work ran in many turns between them.
-    expect(turns).toBeGreaterThanOrEqual(14);
+    expect(turns.stop()).toBeGreaterThanOrEqual(14);
   });
 });

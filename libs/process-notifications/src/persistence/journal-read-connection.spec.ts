@@ -14,6 +14,7 @@ import { SessionEntity } from './session.entity.js';
 import { SessionLeases } from '../cluster/session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 import { latch } from '../../../../test/support/latch.js';
+import { countEventLoopTurns } from '../../../../test/support/event-loop-turns.js';
 
 const draft = (sessionId: string, loopId: string, idempotencyId?: string): JournalDraft =>
   notificationDraft({ sessionId, loopId, idempotencyId });
@@ -110,17 +111,10 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     }>;
     const sequences = all.map((row) => row.sequence);
     // Turns of the event loop taken by other work while the page is read.
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countEventLoopTurns();
     const page = await writer.page(sessionId, 0, 1000);
-    counting = false;
     expect(page.map((record) => record.sequence)).toEqual(sequences);
-    expect(turns).toBeGreaterThanOrEqual(3);
+    expect(turns.stop()).toBeGreaterThanOrEqual(3);
     // Limits that end inside and at the edge of a slice, from anywhere.
     for (const [after, limit] of [
       [sequences[7]!, 150],
