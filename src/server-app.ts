@@ -9,6 +9,7 @@ import { defaultConsoleRoot, installConsole } from './console/console-site.js';
 import type { ServerConfig } from './config/server-config.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
+import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { OwnerForwarding } from './cluster/owner-forwarding.service.js';
 import { RequestObserver } from './http/request-observer.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
@@ -65,9 +66,13 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // middleware (which Fastify runs through middie): added before `init()` registers the routes,
   // so every route and the not-found handler run them. Forwarding comes after the request id.
   const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService)));
-  const forwarding = app.get(OwnerForwarding);
   fastify.addHook('onRequest', observer.onRequest);
-  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply) => forwarding.onRequest(request, reply));
+  // SQLite serves one process: no other node owns anything, so no request pays for the hook
+  // (an async hook is one more promise and microtask per request).
+  if (app.get(ProcessNotificationsService).sharesDatabase) {
+    const forwarding = app.get(OwnerForwarding);
+    fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply) => forwarding.onRequest(request, reply));
+  }
   fastify.addHook('onResponse', observer.onResponse);
   fastify.addHook('onRequestAbort', observer.onRequestAbort);
   if (config.console) {

@@ -86,7 +86,8 @@ describe('the server process at its edges', () => {
         during = await jsonRequest(agent, `${server.url}/healthz`, 'GET', undefined);
       }
       await server.waitForOutput(/SIGTERM: draining/);
-      expect(during.status).toBe(503);
+      // The whole answer, so that a failed connection shows its error code.
+      expect(during).toMatchObject({ status: 503 });
       expect(during.headers?.connection).toBe('close');
       expect(during.body).toMatchObject({ status: 503, code: 'journal_unavailable' });
       expect(await server.exited).toEqual({ code: 0, signal: null });
