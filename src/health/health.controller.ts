@@ -21,8 +21,16 @@ export class HealthController {
   async check(): Promise<{ status: 'ok' }> {
     // From the moment a shutdown signal arrived: a load balancer stops sending here at once
     // (the answer carries `Connection: close` too, see GracefulShutdown).
-    if (this.shutdown.shuttingDown) throw new HttpProblemError('journal_unavailable', 'This node is shutting down; use another one.');
-    if (!(await this.service.isHealthy())) throw new JournalUnavailableError('the database does not answer');
+    if (this.shutdown.shuttingDown) throw this.shuttingDown();
+    const healthy = await this.service.isHealthy();
+    // Also for a check that was waiting for the database when the signal came: every answer
+    // sent after it says 503 (that one goes out with `Connection: close` too).
+    if (this.shutdown.shuttingDown) throw this.shuttingDown();
+    if (!healthy) throw new JournalUnavailableError('the database does not answer');
     return { status: 'ok' };
+  }
+
+  private shuttingDown(): HttpProblemError {
+    return new HttpProblemError('journal_unavailable', 'This node is shutting down; use another one.');
   }
 }

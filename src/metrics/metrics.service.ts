@@ -9,6 +9,12 @@ import {
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
 
+/** Requests of one route and status not yet handed to the counter. */
+interface HttpTally {
+  readonly child: Counter.Internal;
+  count: number;
+}
+
 const DISPOSITIONS: readonly Disposition[] = ['accepted', 'duplicate', 'stopped', 'collision'];
 
 /**
@@ -33,11 +39,25 @@ export class MetricsService implements OnModuleDestroy {
     registers: [this.registry],
   });
 
+  // Requests answered since the last scrape, by route and status: a request adds 1 to a number,
+  // and the counter takes the sums when it is read. prom-client hashes the labels on every
+  // increment, even of a child bound with `labels()`, which costs more than the increment.
+  private readonly httpTallies = new Map<string, Map<string, HttpTally>>();
+
   private readonly httpRequests = new Counter({
     name: 'pn_http_requests_total',
     help: 'HTTP requests answered, by route template and status.',
     labelNames: ['route', 'status'] as const,
     registers: [this.registry],
+    collect: () => {
+      for (const byStatus of this.httpTallies.values()) {
+        for (const tally of byStatus.values()) {
+          if (tally.count === 0) continue;
+          tally.child.inc(tally.count);
+          tally.count = 0;
+        }
+      }
+    },
   });
 
   private readonly commitSeconds = new Histogram({
@@ -53,10 +73,6 @@ export class MetricsService implements OnModuleDestroy {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers: [this.registry],
   });
-
-  // Children of pn_http_requests_total, one per route and status, bound once: a label lookup
-  // per request costs more than the increment.
-  private readonly httpRequestsBy = new Map<string, Map<string, Counter.Internal>>();
 
   private readonly commits: Subscription;
 
@@ -97,11 +113,11 @@ export class MetricsService implements OnModuleDestroy {
 
   /** Counts an answered HTTP request; `route` is a template, never a path. */
   countHttpRequest(route: string, status: string): void {
-    let byStatus = this.httpRequestsBy.get(route);
-    if (!byStatus) this.httpRequestsBy.set(route, (byStatus = new Map()));
-    let child = byStatus.get(status);
-    if (!child) byStatus.set(status, (child = this.httpRequests.labels(route, status)));
-    child.inc();
+    let byStatus = this.httpTallies.get(route);
+    if (!byStatus) this.httpTallies.set(route, (byStatus = new Map()));
+    const tally = byStatus.get(status);
+    if (tally) tally.count += 1;
+    else byStatus.set(status, { child: this.httpRequests.labels(route, status), count: 1 });
   }
 
   /** The metrics in Prometheus text format. */

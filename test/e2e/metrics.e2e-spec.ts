@@ -141,5 +141,12 @@ describe('GET /metrics (spec section 11)', () => {
     expect(valueOf(requests, 'pn_http_requests_total', { route: 'unmatched', status: '400' })).toBe(1);
     // No session, loop or command id in any label of any metric.
     for (const sample of samples) expect(Object.values(sample.labels).join(' ')).not.toMatch(UUID);
+
+    // A counter only grows: what came after a scrape adds to what the scrape showed.
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(body).expect(200);
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(body).expect(200);
+    const later = (await scrape()).filter((sample) => sample.name === 'pn_http_requests_total');
+    expect(valueOf(later, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '200' })).toBe(3);
+    expect(valueOf(later, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '202' })).toBe(1);
   });
 });
