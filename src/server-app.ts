@@ -2,7 +2,6 @@ import { type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage, Server } from 'node:http';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
@@ -31,20 +30,23 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // What fails before Nest has the request (a path the router cannot percent-decode) is answered
   // by the same filter as everything else, as a problem document.
   const problems = new ProblemDetailsFilter();
-  // Such a request never reaches a hook: once the app exists, it is counted and logged like any
-  // other (its id it has from the server's `request` listener, see RequestObserver).
+  // Such a request never reaches a hook: once the app exists, it is given its request id and
+  // counted and logged like any other.
   const early: { observer?: RequestObserver } = {};
   const adapter = new FastifyAdapter({
     // Request lines are RequestObserver's, not Fastify's.
     logger: false,
     // Every request is answered while the server drains (GracefulShutdown), never with a 503.
     return503OnClosing: false,
-    genReqId: (request: IncomingMessage) => early.observer?.idOf(request) ?? requestIdOf(request),
+    genReqId: requestIdOf,
     // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const { observer } = early;
-      if (observer) reply.raw.once('close', () => observer.observe(request, reply.raw, String(reply.raw.statusCode)));
+      if (observer) {
+        observer.onRequest(request, reply, () => undefined);
+        reply.raw.once('close', () => observer.observe(request, reply, String(reply.raw.statusCode)));
+      }
       problems.answer(error, request, reply);
     },
   });
@@ -64,8 +66,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // middleware (which Fastify runs through middie): added before `init()` registers the routes,
   // so every route and the not-found handler run them. Forwarding comes after the request id.
   const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService)));
-  // Before Fastify's own listener: the request has its id before Fastify asks for it.
-  (app.getHttpServer() as Server).prependListener('request', observer.onRawRequest);
+  fastify.addHook('onRequest', observer.onRequest);
   // SQLite serves one process: no other node owns anything, so no request pays for the hook
   // (an async hook is one more promise and microtask per request).
   if (app.get(ProcessNotificationsService).sharesDatabase) {
