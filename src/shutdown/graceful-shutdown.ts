@@ -72,7 +72,10 @@ export class GracefulShutdown {
     else (connection.queued ??= []).push(response);
     response.once('close', () => {
       if (connection.current === response) connection.current = connection.queued?.shift();
-      else connection.queued?.splice(connection.queued.indexOf(response), 1);
+      else {
+        const index = connection.queued?.indexOf(response) ?? -1;
+        if (index >= 0) connection.queued!.splice(index, 1);
+      }
       connection.inFlight -= 1;
       if (connection.inFlight === 0) connection.idleSince = Date.now();
     });
