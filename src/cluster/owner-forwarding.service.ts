@@ -38,7 +38,8 @@ type Forwarded = { status: number; headers: IncomingHttpHeaders; body: Buffer };
  * over once it has expired. Which routes are forwarded is declared beside each route
  * (`@OwnerRouted()`, read here from Fastify's route config); the route's `:sid` names the session.
  * Runs as a Fastify `onRequest` hook (server-app.ts), before authentication: the owner
- * authenticates what it answers.
+ * authenticates what it answers. Installed only where the database is shared: SQLite serves one
+ * process, where no other node owns anything.
  */
 @Injectable()
 export class OwnerForwarding implements OnModuleDestroy {
@@ -62,8 +63,7 @@ export class OwnerForwarding implements OnModuleDestroy {
    * and otherwise lets the request go on to its route here. Never rejects.
    */
   async onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // SQLite serves one process: no other node owns anything, so nothing is looked up.
-    if (!this.service.sharesDatabase || !isOwnerRouted(request.routeOptions.config)) return;
+    if (!isOwnerRouted(request.routeOptions.config)) return;
     try {
       await this.route(request, reply);
     } catch (error) {
