@@ -9,6 +9,11 @@ export interface HttpResult {
   readonly non2xx: number;
   /** Connection errors and timeouts. */
   readonly errors: number;
+  /**
+   * The server's busy event-loop time per answered request, in µs: its own cost per request,
+   * which requests/s hides when the load generator is what saturates.
+   */
+  readonly serverUs?: number;
 }
 
 /** One line of the HTTP table: one route of the real server under load. */
@@ -17,7 +22,10 @@ export interface HttpRow {
   readonly label: string;
   readonly database: string;
   readonly connections: number;
-  /** Id of the row this one is compared to (the "x ceiling" column: its time per request over the ceiling's). */
+  /**
+   * Id of the row this one is compared to: "x ceiling" is its time per request over the
+   * ceiling's, "x ceiling, server" its server time per request (`serverUs`) over the ceiling's.
+   */
   readonly ceiling?: string;
   /** Id of the framework-free floor of the same route (the "x floor" column: its requests/s over the floor's). */
   readonly floor?: string;

@@ -3,7 +3,8 @@ import { markdownTable } from './markdown-table.js';
 
 /**
  * The HTTP results as a Markdown table; "x ceiling" is the row's time per request over its
- * ceiling's (ceiling requests/s over the row's), "x floor" the row's requests/s over its
+ * ceiling's (ceiling requests/s over the row's), "server µs" the server's busy time per request and
+ * "x ceiling, server" that time over the ceiling's, "x floor" the row's requests/s over its
  * framework-free floor's (above 1 beats the floor), and the status column shows every response.
  */
 export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpResult }>): string {
@@ -18,6 +19,8 @@ export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpRes
     'p50 ms',
     'p99 ms',
     'x ceiling',
+    'server µs',
+    'x ceiling, server',
     'x floor',
     'non-2xx',
     'statuses',
@@ -36,6 +39,8 @@ export function httpTable(results: ReadonlyArray<{ row: HttpRow; result: HttpRes
       result.p50Ms.toFixed(1),
       result.p99Ms.toFixed(1),
       ceiling ? (ceiling.requests / ceiling.seconds / perSecond).toFixed(2) : '',
+      result.serverUs === undefined ? '' : result.serverUs.toFixed(1),
+      ceiling?.serverUs !== undefined && result.serverUs !== undefined ? (result.serverUs / ceiling.serverUs).toFixed(2) : '',
       floor ? (perSecond / (floor.requests / floor.seconds)).toFixed(2) : '',
       String(result.non2xx),
       Object.entries(result.statusCounts)

@@ -4,7 +4,7 @@ import { serverConfigFromEnv, type ServerConfig } from '../../src/config/server-
 import type { HttpResult, HttpRow } from './http-row.interface.js';
 import { benchNotification } from '../../test/support/notification-fixture.js';
 import type { SqliteFloorConfig } from './floor-http-server.worker.js';
-import { startServerWorker } from './server-worker.js';
+import { startServerWorker, type ServerWorker } from './server-worker.js';
 import { tempDatabase } from './temp-database.js';
 
 /** Load of each HTTP row: connections, timed seconds, and requests sent first to warm up. */
@@ -97,9 +97,11 @@ function summarize(result: autocannon.Result, expectedStatus: number): HttpResul
  * HTTP and fails unless every response had the route's success status.
  */
 export function httpRows({ connections, seconds, warmupRequests }: HttpOptions): HttpRow[] {
-  const load = async (options: autocannon.Options, expectedStatus: number): Promise<HttpResult> => {
+  const load = async (server: ServerWorker, options: autocannon.Options, expectedStatus: number): Promise<HttpResult> => {
     summarize(await autocannon({ ...options, connections, amount: warmupRequests }), expectedStatus);
-    return summarize(await autocannon({ ...options, connections, duration: seconds }), expectedStatus);
+    const busyMs = server.busyMs();
+    const result = summarize(await autocannon({ ...options, connections, duration: seconds }), expectedStatus);
+    return { ...result, serverUs: ((server.busyMs() - busyMs) * 1000) / result.requests };
   };
   const row = (target: keyof typeof TARGETS, database: 'memory' | 'file', ceiling?: string): HttpRow => ({
     id: `http/${target}/${database}`,
@@ -132,7 +134,7 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
           loop_id: string;
         };
         const { expectedStatus, request } = TARGETS[target];
-        return await load(request(base, { sessionId, loopId, token }), expectedStatus);
+        return await load(server, request(base, { sessionId, loopId, token }), expectedStatus);
       } finally {
         await server.close();
         file?.remove();
@@ -147,7 +149,7 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
     async run() {
       const server = await startServerWorker(new URL('./node-http-server.worker.js', import.meta.url));
       try {
-        return await load({ url: `http://127.0.0.1:${server.port}/` }, 200);
+        return await load(server, { url: `http://127.0.0.1:${server.port}/` }, 200);
       } finally {
         await server.close();
       }
@@ -163,7 +165,7 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
     async run() {
       const server = await startServerWorker(new URL('./bare-nest-server.worker.js', import.meta.url));
       try {
-        return await load({ url: `http://127.0.0.1:${server.port}/healthz` }, 200);
+        return await load(server, { url: `http://127.0.0.1:${server.port}/healthz` }, 200);
       } finally {
         await server.close();
       }
@@ -187,7 +189,7 @@ export function httpRows({ connections, seconds, warmupRequests }: HttpOptions):
         const { loop_id: loopId } = (await post(`${base}/v1/sessions/${sessionId}/loops`, token, { engine: 'native' })) as {
           loop_id: string;
         };
-        return await load(TARGETS.notify.request(base, { sessionId, loopId, token }), TARGETS.notify.expectedStatus);
+        return await load(server, TARGETS.notify.request(base, { sessionId, loopId, token }), TARGETS.notify.expectedStatus);
       } finally {
         await server.close();
         file?.remove();

@@ -149,7 +149,8 @@ async function main(): Promise<void> {
   if (http.length) {
     console.log(
       `\nHTTP: createServerApp on 127.0.0.1 in a worker thread, autocannon in the main thread, ${HTTP_CONNECTIONS} connections, ` +
-        `${HTTP_SECONDS} s per row after 2000 warm-up requests, median of ${HTTP_ROUNDS} interleaved rounds; "x floor": requests/s over the framework-free notify floor's\n`,
+        `${HTTP_SECONDS} s per row after 2000 warm-up requests, median of ${HTTP_ROUNDS} interleaved rounds; "x floor": requests/s over the framework-free notify floor's; ` +
+        `"server µs": the server thread's busy event-loop time per request, which requests/s hides when autocannon is what saturates\n`,
     );
     console.log(httpTable(http));
   }

@@ -3,6 +3,11 @@ import { Worker } from 'node:worker_threads';
 /** A server running in a worker thread: its port, and `close()` to shut it down. */
 export interface ServerWorker {
   readonly port: number;
+  /**
+   * Milliseconds the worker's event loop has been busy since it started: what the server spent
+   * on requests, whether or not the load generator kept it saturated.
+   */
+  busyMs(): number;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,7 @@ export async function startServerWorker(script: URL, workerData?: unknown): Prom
   const { port } = (await nextMessage(worker)) as { port: number };
   return {
     port,
+    busyMs: () => worker.performance.eventLoopUtilization().active,
     async close() {
       worker.postMessage('close');
       await nextMessage(worker);
