@@ -42,11 +42,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      const { observer } = early;
-      if (observer) {
-        observer.onRequest(request, reply, () => undefined);
-        reply.raw.once('close', () => observer.observe(request, reply, String(reply.raw.statusCode)));
-      }
+      early.observer?.onRequest(request, reply, () => undefined);
       problems.answer(error, request, reply);
     },
   });
@@ -73,8 +69,6 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     const forwarding = app.get(OwnerForwarding);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply) => forwarding.onRequest(request, reply));
   }
-  fastify.addHook('onResponse', observer.onResponse);
-  fastify.addHook('onRequestAbort', observer.onRequestAbort);
   if (config.console) {
     const consoleRoot = defaultConsoleRoot();
     if (consoleRoot) installConsole(fastify, consoleRoot);

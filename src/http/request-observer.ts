@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { REQUEST_ID_HEADER } from '../logging/request-id.js';
 import type { MetricsService } from '../metrics/metrics.service.js';
@@ -10,21 +12,16 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** Status label of a request whose client went away before any answer was sent. */
 export const ABORTED_STATUS = 'aborted';
 
-// A request already counted and logged (an aborted one may still end its response later), and
-// its reply, for `onRequestAbort`, which Fastify gives the request only.
-const OBSERVED = Symbol('observed');
-const REPLY = Symbol('reply');
-type ObservedRequest = FastifyRequest & { [OBSERVED]?: true; [REPLY]?: FastifyReply };
-
 /**
- * The per-request work that needs no dependency injection, as Fastify hooks rather than Nest
- * middleware: the `X-Request-Id` header (`onRequest`) and, once the connection is done with the
- * request (`onResponse`, or `onRequestAbort` for a client that went away first), one JSON line at `info` (`request_id`, `method`, `route`, `status`, `duration_ms`, and
- * `trace_id` and `span_id` of its server span while tracing runs;
+ * The per-request work that needs no dependency injection, as one Fastify `onRequest` hook
+ * rather than Nest middleware: the `X-Request-Id` header and, once the response is closed (sent,
+ * or its client went away first), one JSON line at `info` (`request_id`, `method`, `route`,
+ * `status`, `duration_ms`, and `trace_id` and `span_id` of its server span while tracing runs;
  * never headers, query strings or bodies) and `pn_http_requests_total` by route template and
  * status. Failures of authentication, routing and body parsing are included, which an
  * interceptor would not see. The route is the template the request matched
- * (`/v1/sessions/:sid/loops`), {@link UNMATCHED_ROUTE} otherwise.
+ * (`/v1/sessions/:sid/loops`), {@link UNMATCHED_ROUTE} otherwise; the status is
+ * {@link ABORTED_STATUS} for a client that went away before any answer was sent.
  */
 export class RequestObserver {
   private readonly logs: boolean;
@@ -37,46 +34,36 @@ export class RequestObserver {
     this.logs = logger.isLevelEnabled('info');
   }
 
-  /** Fastify's `onRequest`: the request id goes out on every answer (`X-Request-Id`). */
-  readonly onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    (request as ObservedRequest)[REPLY] = reply;
-    reply.header(REQUEST_ID_HEADER, request.id);
-    done();
-  };
-
-  /** Fastify's `onResponse`: the answer was sent. */
-  readonly onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    this.observe(request, reply, String(reply.raw.statusCode));
-    done();
-  };
-
-  /** Fastify's `onRequestAbort`: the client went away before the answer was complete. */
-  readonly onRequestAbort = (request: FastifyRequest, done: () => void): void => {
-    const reply = (request as ObservedRequest)[REPLY];
-    if (reply) this.observe(request, reply, reply.raw.headersSent ? String(reply.raw.statusCode) : ABORTED_STATUS);
-    done();
-  };
-
   /**
-   * Counts and logs `request` now. Also for what fails before Fastify runs any hook (a path the
-   * router cannot percent-decode), from `frameworkErrors`.
+   * Fastify's `onRequest`, and `frameworkErrors` for what fails before Fastify runs any hook (a
+   * path the router cannot percent-decode): the request id goes out on every answer
+   * (`X-Request-Id`), and the request is counted and logged when its response closes.
    */
-  observe(request: FastifyRequest, reply: FastifyReply, status: string): void {
-    const observed = request as ObservedRequest;
-    if (observed[OBSERVED]) return;
-    observed[OBSERVED] = true;
+  readonly onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    // One listener of the response's own `close`, which comes once whether the answer was sent or
+    // its client went away: no Fastify `onResponse` or `onRequestAbort` hook, each of which makes
+    // Fastify add listeners and timestamps of its own to every request.
+    const started = performance.now();
+    reply.raw.once('close', () => this.observe(request, reply.raw, performance.now() - started));
+    done();
+  };
+
+  private observe(request: FastifyRequest, response: ServerResponse, durationMs: number): void {
     const url = request.routeOptions.url;
     // Wildcards are static files (the OpenAPI UI), never API routes.
     const route = url === undefined || url.includes('*') ? UNMATCHED_ROUTE : url;
-    this.metrics.countHttpRequest(route, status);
+    // Closed before it was sent: the client went away (once headers are out, the status stands).
+    const answered = response.headersSent;
+    this.metrics.countHttpRequest(route, answered ? String(response.statusCode) : ABORTED_STATUS);
     if (this.logs) {
       this.logger.info(
         {
           request_id: request.id,
           method: request.method,
           route,
-          status: reply.raw.statusCode,
-          duration_ms: Math.round(reply.elapsedTime),
+          status: answered ? response.statusCode : ABORTED_STATUS,
+          duration_ms: Math.round(durationMs),
           // While tracing runs: the request's server span (`trace_id`, `span_id`).
           ...requestTraceOf(request.raw),
         },

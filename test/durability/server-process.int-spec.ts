@@ -52,6 +52,17 @@ describe('the server process', () => {
       // Answered after the abort was handled: the server is fine and has logged no error.
       expect((await jsonRequest(undefined, `${server.url}/healthz`, 'GET', undefined)).status).toBe(200);
       expect(server.output).not.toMatch(/"level":"(?:error|fatal)"/);
+      // Logged and counted once, as a request nobody was answered.
+      await server.waitForOutput(/"status":"aborted"/);
+      const aborted = server.output
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request completed"') && line.includes('"status":"aborted"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(aborted).toEqual([
+        expect.objectContaining({ method: 'POST', route: '/v1/sessions/:sid/process-completions', duration_ms: expect.any(Number) }),
+      ]);
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toContain('pn_http_requests_total{route="/v1/sessions/:sid/process-completions",status="aborted"} 1\n');
     } finally {
       await server.stop('SIGKILL');
     }
