@@ -15,6 +15,9 @@ function digest(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }
 
+/** Who may open a route, from its decorators. */
+type Access = 'public' | 'any-token' | 'admin-only' | 'own-session';
+
 /**
  * `Authorization: Bearer <token>` on every route not marked {@link Public}. The admin token
  * opens everything; a session token opens only the routes of its own session (`:sid`), and
@@ -23,6 +26,9 @@ function digest(token: string): Buffer {
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   private readonly adminDigest: Buffer;
+  // A route's decorators do not change once the app is built: read once per controller class
+  // and handler (a handler inherited by two controllers can be marked apart by their classes).
+  private readonly access = new WeakMap<object, WeakMap<object, Access>>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -32,9 +38,13 @@ export class BearerAuthGuard implements CanActivate {
     this.adminDigest = digest(config.adminToken);
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+  /** True at once on a public route (no promise for Nest to await); else the token's check. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const access = this.accessOf(context);
+    return access === 'public' ? true : this.check(context, access);
+  }
+
+  private async check(context: ExecutionContext, access: Access): Promise<boolean> {
     const request = context.switchToHttp().getRequest<IncomingMessage & { params?: Record<string, string> }>();
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
     if (!token) throw new HttpProblemError('unauthorized', 'A bearer token is required.');
@@ -46,13 +56,33 @@ export class BearerAuthGuard implements CanActivate {
     const sessionId = await this.service.authenticate(token);
     if (!sessionId) throw new HttpProblemError('unauthorized', 'Unknown bearer token.');
     setPrincipal(request, { kind: 'session', sessionId });
-    if (this.reflector.getAllAndOverride<boolean>(ANY_TOKEN_ROUTE, targets)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY_ROUTE, targets)) {
-      throw new HttpProblemError('forbidden', 'Only the admin token may do this.');
-    }
+    if (access === 'any-token') return true;
+    if (access === 'admin-only') throw new HttpProblemError('forbidden', 'Only the admin token may do this.');
     if (request.params?.sid?.toLowerCase() !== sessionId) {
       throw new HttpProblemError('forbidden', 'This token opens another session.');
     }
     return true;
+  }
+
+  private accessOf(context: ExecutionContext): Access {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.access.get(controller);
+    if (!byHandler) this.access.set(controller, (byHandler = new WeakMap()));
+    let access = byHandler.get(handler);
+    if (access === undefined) {
+      const targets = [handler, controller];
+      const marked = (key: string) => this.reflector.getAllAndOverride<boolean>(key, targets);
+      // In this order, as the checks read them: public first, then any token, then admin only.
+      access = marked(PUBLIC_ROUTE)
+        ? 'public'
+        : marked(ANY_TOKEN_ROUTE)
+          ? 'any-token'
+          : marked(ADMIN_ONLY_ROUTE)
+            ? 'admin-only'
+            : 'own-session';
+      byHandler.set(handler, access);
+    }
+    return access;
   }
 }
