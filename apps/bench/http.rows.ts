@@ -59,9 +59,9 @@ const TARGETS: Record<'notify' | 'session' | 'healthz', Target> = {
       headers: { authorization: `Bearer ${token}` },
     }),
   },
-  // Public, but runs SELECT 1 through the journal's read path.
+  // Public, but shares a probe transaction in the journal writer's queue (journal-health-probe.ts).
   healthz: {
-    label: 'GET /healthz (SELECT 1)',
+    label: 'GET /healthz (shared probe transaction)',
     expectedStatus: 200,
     request: (base) => ({ url: `${base}/healthz` }),
   },

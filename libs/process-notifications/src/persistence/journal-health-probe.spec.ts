@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
@@ -9,6 +9,7 @@ import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
 import { SessionLeases } from '../cluster/session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
+import { tempDir } from '../../../../test/durability/support/temp-dir.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -93,4 +94,33 @@ describe('JournalWriter health checks that arrive together', () => {
       await dataSource.destroy();
     }
   });
+});
+
+// A healthy store's probe runs no statement: its transaction is the test. On SQLite that is
+// BEGIN IMMEDIATE, which must take the write lock, so a database another process holds is not
+// healthy, and is again once that process lets go.
+describe('JournalWriter health probe on a SQLite file another process holds', () => {
+  it('answers false while another connection holds the write lock, and true once it commits', async () => {
+    const dir = tempDir();
+    const dataSource = await new DataSource(dataSourceOptionsFromUrl(`sqlite:${dir.file('journal.db')}`)).initialize();
+    const other = new Database(dir.file('journal.db'));
+    try {
+      const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+      jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      await expect(writer.isHealthy()).resolves.toBe(true);
+      other.exec('BEGIN IMMEDIATE');
+      await expect(writer.isHealthy()).resolves.toBe(false);
+      other.exec('COMMIT');
+      // The writer may still be settling its failed transaction: healthy again within a few probes.
+      let healthy = false;
+      for (let attempt = 0; attempt < 5 && !healthy; attempt += 1) healthy = await writer.isHealthy();
+      expect(healthy).toBe(true);
+    } finally {
+      jest.restoreAllMocks();
+      other.close();
+      await dataSource.destroy();
+      dir.remove();
+    }
+  }, 20_000);
 });

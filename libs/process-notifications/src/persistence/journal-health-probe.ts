@@ -18,8 +18,9 @@ const PROBE_DRAFT: JournalDraft = {
 };
 
 /**
- * What a health check runs in a transaction of the writer's. Normally `SELECT 1` (BEGIN and
- * COMMIT around it are the real test). While the store is failing on SQLite it is a real append,
+ * What a health check runs in a transaction of the writer's. Normally nothing: BEGIN (on SQLite
+ * `BEGIN IMMEDIATE`, which takes the write lock) and COMMIT are the test, and a statement between
+ * them would prove nothing more. While the store is failing on SQLite it is a real append,
  * taken back in the same transaction (the row and its sequence number), so a full disk keeps the
  * service unhealthy until space is back, and the probe itself notices recovery when no other
  * write comes.
@@ -37,7 +38,7 @@ export class JournalHealthProbe {
    * One health check: true when `enqueue` ran the probe's work in a transaction that committed.
    * Checks that arrive while a probe still waits for its transaction share it: each is still
    * answered by a transaction that began after it asked, and a burst of checks (a load
-   * balancer's, /healthz under load) costs one queued job and `SELECT 1`, not one each.
+   * balancer's, /healthz under load) costs one queued job and one transaction, not one each.
    */
   check(failing: boolean, enqueue: (run: (manager: EntityManager) => Promise<unknown>) => Promise<unknown>): Promise<boolean> {
     if (this.waiting) return this.waiting;
@@ -60,7 +61,7 @@ export class JournalHealthProbe {
 
   /** The probe's work, for a store that is `failing` or not. */
   work(failing: boolean): (manager: EntityManager) => Promise<unknown> {
-    return failing && this.sqlite ? (manager) => this.probeAppend(manager) : (manager) => manager.query('SELECT 1');
+    return failing && this.sqlite ? (manager) => this.probeAppend(manager) : () => Promise.resolve();
   }
 
   private async probeAppend(manager: EntityManager): Promise<void> {
