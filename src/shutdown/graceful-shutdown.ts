@@ -16,11 +16,12 @@ const POLL_MS = 25;
 
 /** What shutdown knows of one open connection. */
 interface ConnectionState {
-  /** Requests begun on it and not yet closed. */
-  inFlight: number;
   /** When its last request closed (or it opened), Date.now(). */
   idleSince: number;
-  /** Its first response not yet closed, and those a pipelining client queued behind it. */
+  /**
+   * Its first response not yet closed (none: the connection is idle), and those a pipelining
+   * client queued behind it; none is queued while `current` is empty.
+   */
   current: ServerResponse | undefined;
   queued: ServerResponse[] | undefined;
 }
@@ -49,7 +50,7 @@ export class GracefulShutdown {
   ) {
     const server = app.getHttpServer() as Server;
     server.on('connection', (socket: Socket) => {
-      this.connections.set(socket, { inFlight: 0, idleSince: Date.now(), current: undefined, queued: undefined });
+      this.connections.set(socket, { idleSince: Date.now(), current: undefined, queued: undefined });
       socket.once('close', () => this.connections.delete(socket));
     });
     // Before the application's own listener, so the header is set before any response starts.
@@ -66,7 +67,6 @@ export class GracefulShutdown {
     if (this.draining) response.setHeader('Connection', 'close');
     const connection = this.connections.get(socket);
     if (!connection) return;
-    connection.inFlight += 1;
     // One response at a time on a connection, unless its client pipelines.
     if (connection.current === undefined) connection.current = response;
     else (connection.queued ??= []).push(response);
@@ -76,8 +76,7 @@ export class GracefulShutdown {
         const index = connection.queued?.indexOf(response) ?? -1;
         if (index >= 0) connection.queued!.splice(index, 1);
       }
-      connection.inFlight -= 1;
-      if (connection.inFlight === 0) connection.idleSince = Date.now();
+      if (connection.current === undefined) connection.idleSince = Date.now();
     });
   }
 
@@ -106,8 +105,8 @@ export class GracefulShutdown {
     const ended = new Map<Socket, number>();
     while (this.connections.size > 0 && Date.now() < deadline) {
       const now = Date.now();
-      for (const [socket, { inFlight, idleSince }] of this.connections) {
-        if (inFlight > 0) continue;
+      for (const [socket, { current, idleSince }] of this.connections) {
+        if (current) continue;
         const endedAt = ended.get(socket);
         if (endedAt === undefined) {
           if (now - idleSince < IDLE_CLOSE_MS) continue;
