@@ -6,6 +6,9 @@
 //
 //   npm run build && node scripts/healthz-instructions.mjs [file|memory|bare] [requests] [warm-up]
 //
+// CONNECTIONS=64 counts at the bench's load (16 by default); KEEP=<dir> copies callgrind's output
+// there to read with callgrind_annotate.
+//
 // Needs valgrind (`apt-get install -y valgrind`). Under callgrind a server runs about 50x slower:
 // 20,000 warm-up and 10,000 counted requests take about a minute.
 import autocannon from 'autocannon';
@@ -71,7 +74,7 @@ try {
     await setTimeout(500);
   }
   const load = async (amount) => {
-    const result = await autocannon({ url, connections: 16, amount, timeout: 60 });
+    const result = await autocannon({ url, connections: Number(process.env.CONNECTIONS ?? 16), amount, timeout: 60 });
     if (result.non2xx || result.errors || result.timeouts) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
     return result.requests.total;
   };
@@ -90,6 +93,8 @@ try {
   );
 } finally {
   server.kill('SIGKILL');
+  // KEEP=<dir> keeps the callgrind output for callgrind_annotate.
+  if (process.env.KEEP) execFileSync('cp', ['-r', dir, process.env.KEEP]);
   rmSync(dir, { recursive: true, force: true });
   rmSync(bare, { force: true });
 }
