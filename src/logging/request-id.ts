@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { UuidBatch } from './uuid-batch.js';
 
 /** Request header that carries the request id in, and back out on the response. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 // A client's id is kept when it is a plausible id: printable ASCII, no spaces, not too long.
 const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+const uuids = new UuidBatch();
 
 /**
  * The id of a request: `X-Request-Id` when the client sent a usable one, else a fresh UUID.
@@ -13,5 +14,5 @@ const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
  */
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : uuids.take();
 }
