@@ -70,7 +70,8 @@ export class GracefulShutdown {
     // One response at a time on a connection, unless its client pipelines.
     if (connection.current === undefined) connection.current = response;
     else (connection.queued ??= []).push(response);
-    response.once('close', () => {
+    // `on`, not `once`: a response closes once, and nothing emits on it after that.
+    response.on('close', () => {
       if (connection.current === response) connection.current = connection.queued?.shift();
       else {
         const index = connection.queued?.indexOf(response) ?? -1;
