@@ -6,6 +6,8 @@ import { Public } from '../http/public.decorator.js';
 import { ShutdownState } from '../shutdown/shutdown-state.js';
 import { ApiProblems } from '../http/api-problems.decorator.js';
 
+const HEALTHY = { status: 'ok' } as const;
+
 @ApiTags('health')
 @Public()
 @Controller('healthz')
@@ -18,16 +20,19 @@ export class HealthController {
   @Get()
   @ApiOkResponse({ description: 'The database answers.', schema: { example: { status: 'ok' } } })
   @ApiProblems('journal_unavailable')
-  async check(): Promise<{ status: 'ok' }> {
+  check(): Promise<{ status: 'ok' }> {
     // From the moment a shutdown signal arrived: a load balancer stops sending here at once
     // (the answer carries `Connection: close` too, see GracefulShutdown).
-    if (this.shutdown.shuttingDown) throw this.shuttingDown();
-    const healthy = await this.service.isHealthy();
-    // Also for a check that was waiting for the database when the signal came: every answer
-    // sent after it says 503 (that one goes out with `Connection: close` too).
-    if (this.shutdown.shuttingDown) throw this.shuttingDown();
-    if (!healthy) throw new JournalUnavailableError('the database does not answer');
-    return { status: 'ok' };
+    if (this.shutdown.shuttingDown) return Promise.reject(this.shuttingDown());
+    // A promise chain, not an async function: one promise per check fewer, on the route that
+    // measures what the server adds to every request.
+    return this.service.isHealthy().then((healthy) => {
+      // Also for a check that was waiting for the database when the signal came: every answer
+      // sent after it says 503 (that one goes out with `Connection: close` too).
+      if (this.shutdown.shuttingDown) throw this.shuttingDown();
+      if (!healthy) throw new JournalUnavailableError('the database does not answer');
+      return HEALTHY;
+    });
   }
 
   private shuttingDown(): HttpProblemError {
