@@ -13,33 +13,18 @@
 // 20,000 warm-up and 10,000 counted requests take about a minute.
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { writeBareHealthzApp } from './healthz-bare-app.mjs';
 
 const [kind = 'file', requests = '10000', warmup = '20000'] = process.argv.slice(2);
 if (!['file', 'memory', 'bare'].includes(kind)) throw new Error(`kind must be file, memory or bare, got ${kind}`);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'pn-healthz-instructions-'));
-// The bare app lives under dist/ so that it resolves the project's own Nest packages.
-const bare = join(root, 'dist', 'healthz-bare.mjs');
-writeFileSync(
-  bare,
-  `import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { __decorate } from 'tslib';
-class Constant { check() { return { status: 'ok' }; } }
-__decorate([Get()], Constant.prototype, 'check', null);
-const controller = __decorate([Controller('healthz')], Constant);
-const module = __decorate([Module({ controllers: [controller] })], class {});
-const app = await NestFactory.create(module, new FastifyAdapter({ logger: false }), { logger: false });
-await app.listen(Number(process.env.PORT), '127.0.0.1');
-`,
-);
+const bare = writeBareHealthzApp(root);
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 const env = {
   ...process.env,
