@@ -66,7 +66,7 @@ async function runRows<R extends Runnable<T>, T>(
   rows: R[],
   rate: (result: T) => string,
   rounds?: { count: number; score: (result: T) => number },
-): Promise<Array<{ row: R; result: T }>> {
+): Promise<Array<{ row: R; result: T; rounds: T[] }>> {
   const chosen = rows.filter((r) => !ONLY || r.id.includes(ONLY));
   const comparedTo = new Set(chosen.flatMap((r) => [r.floor, r.ceiling]));
   const running = rows.filter((r) => chosen.includes(r) || comparedTo.has(r.id));
@@ -80,11 +80,11 @@ async function runRows<R extends Runnable<T>, T>(
       runs.get(row)!.push(result);
     }
   }
-  // The median round; with one round, the round.
+  // The median round (with one round, the round), and every round in the order they ran.
   return running.map((row) => {
-    const results = runs.get(row)!;
-    if (rounds) results.sort((a, b) => rounds.score(a) - rounds.score(b));
-    return { row, result: results[Math.floor((results.length - 1) / 2)]! };
+    const inOrder = runs.get(row)!;
+    const results = rounds ? [...inOrder].sort((a, b) => rounds.score(a) - rounds.score(b)) : inOrder;
+    return { row, result: results[Math.floor((results.length - 1) / 2)]!, rounds: inOrder };
   });
 }
 
@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     console.log(
       `\nHTTP: createServerApp on 127.0.0.1 in a worker thread, autocannon in the main thread, ${HTTP_CONNECTIONS} connections, ` +
         `${HTTP_SECONDS} s per row after 2000 warm-up requests, median of ${HTTP_ROUNDS} interleaved rounds; "x floor": requests/s over the framework-free notify floor's; ` +
+        `"paired": the median over rounds of the ratio within each round; ` +
         `"server µs": the server thread's busy event-loop time per request, which requests/s hides when autocannon is what saturates\n`,
     );
     console.log(httpTable(http));
