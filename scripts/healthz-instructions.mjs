@@ -15,10 +15,9 @@ import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { writeBareHealthzApp } from './healthz-bare-app.mjs';
+import { healthzServerEnv, waitForHealthz, writeBareHealthzApp } from './healthz-servers.mjs';
 
 const [kind = 'file', requests = '10000', warmup = '20000'] = process.argv.slice(2);
 if (!['file', 'memory', 'bare'].includes(kind)) throw new Error(`kind must be file, memory or bare, got ${kind}`);
@@ -26,13 +25,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'pn-healthz-instructions-'));
 const bare = writeBareHealthzApp(root);
 const port = 20_000 + Math.floor(Math.random() * 20_000);
-const env = {
-  ...process.env,
-  PORT: String(port),
-  PN_LOG_LEVEL: 'warn',
-  PN_ADMIN_TOKEN: 'x'.repeat(40),
-  PN_DATABASE_URL: kind === 'memory' ? 'sqlite::memory:' : `sqlite:${join(dir, 'journal.db')}`,
-};
+const env = healthzServerEnv(kind, dir, port);
 const out = join(dir, 'callgrind.out');
 const server = spawn(
   'valgrind',
@@ -48,16 +41,7 @@ const server = spawn(
 );
 const url = `http://127.0.0.1:${port}/healthz`;
 try {
-  const deadline = Date.now() + 300_000;
-  while (
-    !(await globalThis.fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline || server.exitCode !== null) throw new Error('the server did not answer /healthz');
-    await setTimeout(500);
-  }
+  await waitForHealthz(url, server, 300_000, 500);
   const load = async (amount) => {
     const result = await autocannon({ url, connections: Number(process.env.CONNECTIONS ?? 16), amount, timeout: 60 });
     if (result.non2xx || result.errors || result.timeouts) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);

@@ -2,7 +2,7 @@
 // of N fresh processes, the bytes promoted to the old generation per young collection under
 // `GET /healthz` load (V8's `--trace-gc-nvp`), and the process's CPU time per request
 // (`/proc/<pid>/stat`). A process in which V8 has tenured one of Node's per-request allocation
-// sites promotes megabytes per collection where a fast one promotes a few hundred kilobytes
+// sites promotes about 3 MB per collection where a fast one promotes a few kilobytes
 // (docs/benchmarks.md, "What /healthz costs").
 //
 //   npm run build && node scripts/young-promotion.mjs [memory|file|bare] [processes] [node flags...]
@@ -15,14 +15,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
-import { writeBareHealthzApp } from './healthz-bare-app.mjs';
+import { healthzServerEnv, waitForHealthz, writeBareHealthzApp } from './healthz-servers.mjs';
 
 const [kind = 'memory', processes = '4', ...flags] = process.argv.slice(2);
 if (!['file', 'memory', 'bare'].includes(kind)) throw new Error(`kind must be file, memory or bare, got ${kind}`);
 const root = fileURLToPath(new URL('..', import.meta.url));
-// Above this mean a process is slow: the slow ones measured 1.6 to 3.1 MB, the fast ones 0.3 MB or less.
+// Above this mean a process is slow: slow ones measured 3.2 MB during the load, fast ones under 0.3 MB.
 const SLOW_BYTES = 1024 * 1024;
 // Linux's clock tick for /proc/<pid>/stat times, as good as fixed on every distribution.
 const TICKS_PER_SECOND = 100;
@@ -38,13 +37,7 @@ async function measure() {
   const script = kind === 'bare' ? writeBareHealthzApp(root) : join(root, 'dist/src/main.js');
   const server = spawn(process.execPath, [...flags, '--trace-gc-nvp', script], {
     cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PN_LOG_LEVEL: 'warn',
-      PN_ADMIN_TOKEN: 'x'.repeat(40),
-      PN_DATABASE_URL: kind === 'memory' ? 'sqlite::memory:' : `sqlite:${join(dir, 'journal.db')}`,
-    },
+    env: healthzServerEnv(kind, dir, port),
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let counting = false;
@@ -60,16 +53,7 @@ async function measure() {
   });
   const url = `http://127.0.0.1:${port}/healthz`;
   try {
-    const deadline = Date.now() + 60_000;
-    while (
-      !(await globalThis.fetch(url).then(
-        (response) => response.ok,
-        () => false,
-      ))
-    ) {
-      if (Date.now() > deadline || server.exitCode !== null) throw new Error('the server did not answer /healthz');
-      await setTimeout(100);
-    }
+    await waitForHealthz(url, server, 60_000, 100);
     await autocannon({ url, connections: 64, amount: 2000 });
     counting = true;
     const before = cpuMs(server.pid);
