@@ -100,6 +100,41 @@ describe('pn-supervise durability', () => {
     expect((await session.pending()).map((n) => n.command_id)).toEqual([notifications[1]!.idempotency_id]);
   });
 
+  it('a supervisor SIGKILLed while it retries its notification (loop full): the entry stays until the notification is answered; the next run delivers it', async () => {
+    const server = await serverOnDisk({ env: { PN_LOOP_CAPACITY: '1' } });
+    const session = await TestSession.open(server.url);
+    const stateDir = dir.file('state');
+    const args = [...session.supervisorArgs, '--state-dir', stateDir];
+    expect((await SupervisorProcess.run([...args, '--', 'true'])).status).toBe(0);
+    const [first] = await session.pending();
+
+    const crashed = startSupervisor([...args, '--handle', 'crashed', '--', 'sh', '-c', 'exit 4'], { group: true });
+    await crashed.waitForStderr(/completion notification failed \(503 delivery_stopped \(inbox_full\)[^\n]*attempt 2 in/);
+    crashed.killGroup();
+    await crashed.exit;
+    const crashedId = IDS_LINE.exec(crashed.stderr)![1]!;
+    // Everything but the notification answered, and the entry still there.
+    const kept = stateFiles(stateDir).map((text) => JSON.parse(text) as { command_id: string; published: string[] });
+    expect(kept).toEqual([expect.objectContaining({ command_id: crashedId, published: ['started', 'completed'] })]);
+
+    // The loop takes the first one; the next run delivers the kept notification, then its own
+    // (which the loop makes room for as well).
+    await session.consume(first!.command_id as string);
+    const next = startSupervisor([...args, '--handle', 'next', '--', 'true']);
+    await next.waitForStderr(new RegExp(`finishing an earlier run: command ${crashedId} \\(exited\\)`));
+    await eventually(async () => (await session.pending()).some((n) => n.command_id === crashedId), 'the kept notification');
+    await session.consume(crashedId);
+    expect((await next.exit).status).toBe(0);
+    const notifications = (await session.processRecords()).filter((r) => r.kind === 'process_notification');
+    expect(notifications.map((r) => [r.payload.process_handle, r.payload.state])).toEqual([
+      [expect.stringMatching(byDefault('true')), 'exited'],
+      ['crashed', 'exited'],
+      ['next', 'exited'],
+    ]);
+    expect(notifications[1]!.idempotency_id).toBe(crashedId);
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+
   it('a supervisor SIGKILLed with its command: the next runs report it lost under the first ids, exactly one of them', async () => {
     const server = await serverOnDisk();
     const session = await TestSession.open(server.url);

@@ -1,10 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { HostIdentityValue } from './host-identity.js';
 import type { ProcessIdentityValue } from './process-identity.js';
 import { StateDirectoryCommands } from './state-directory.commands.js';
-import { StateDirectoryStore } from './state-directory.store.js';
+import { StateDirectoryStore, type StateOwner } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
 import { stateEntry } from '../../../test/supervisor/support/state-entry.fixture.js';
 
@@ -117,7 +119,7 @@ describe('StateDirectoryStore', () => {
     alive.delete(31);
     // A reader that owns nothing and creates nothing.
     const reader = new StateDirectoryStore(dir, { pid: 99, token: '77' }, isRunning, false);
-    const lines = reader.list().map(StateDirectoryCommands.line);
+    const lines = reader.list().entries.map(StateDirectoryCommands.line);
     expect(lines.sort()).toEqual(
       [
         `${running.command_id} session=${SESSION} loop=${running.loop_id} handle=make left=started,completed,notification supervisor=running refused=no`,
@@ -144,5 +146,104 @@ describe('StateDirectoryStore', () => {
     ).toBe(0);
     expect(out).toEqual([]);
     expect(() => readdirSync(missing)).toThrow();
+  });
+
+  it('creates the directory 0700; refuses one that group or others may write, or that another user owns', () => {
+    storeOf(40);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    chmodSync(dir, 0o770);
+    expect(() => storeOf(41)).toThrow(/^refusing the state directory .*: group or others may write to it \(mode 770\)/);
+    chmodSync(dir, 0o755);
+    expect(() => storeOf(42)).not.toThrow();
+    // Tests run as root: another user is nobody.
+    if (process.getuid?.() !== 0) return;
+    chownSync(dir, Number(execFileSync('id', ['-u', 'nobody']).toString()), 0);
+    chmodSync(dir, 0o700);
+    expect(() => storeOf(43)).toThrow(/^refusing the state directory .*: it is owned by another user/);
+    expect(() => new StateDirectoryStore(dir, { pid: 44, token: '77' }, isRunning, false)).toThrow(/owned by another user/);
+  });
+
+  it('a temporary file planted as a link: removed, never written through; the entry is saved', () => {
+    const store = storeOf(50);
+    const victim = join(dir, '..', 'victim');
+    writeFileSync(victim, 'precious\n');
+    const saved = entry();
+    symlinkSync(victim, join(dir, `${saved.command_id}.50.77.json.tmp`));
+    store.save(saved);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(readdirSync(dir)).toEqual([`${saved.command_id}.50.77.json`]);
+    expect(statSync(join(dir, `${saved.command_id}.50.77.json`)).mode & 0o777).toBe(0o600);
+  });
+
+  it('files that are not entries (torn, a link, a FIFO) are skipped and reported, by list and take-over alike', () => {
+    const store = storeOf(60);
+    alive.delete(60);
+    const good = entry();
+    store.save(good);
+    const torn = `${randomUUID()}.60.77.json`;
+    const link = `${randomUUID()}.60.77.json`;
+    const fifo = `${randomUUID()}.60.77.json`;
+    writeFileSync(join(dir, torn), '{"version":1,');
+    symlinkSync(join(dir, `${good.command_id}.60.77.json`), join(dir, link));
+    execFileSync('mkfifo', [join(dir, fifo)]);
+    const problems = new Map([
+      [torn, 'not a complete JSON entry (torn or corrupt)'],
+      [link, 'a symbolic link'],
+      [fifo, 'not a regular file'],
+    ]);
+    const expected = [...problems].map(([name, problem]) => ({ name, problem })).sort((a, b) => a.name.localeCompare(b.name));
+    const reader = new StateDirectoryStore(dir, { pid: 99, token: '77' }, isRunning, false);
+    expect(reader.list().skipped).toEqual(expected);
+    expect(reader.list().entries.map((listed) => listed.entry)).toEqual([good]);
+    const takeOver = storeOf(61).takeOverAbandoned(SESSION);
+    expect(takeOver.entries).toEqual([good]);
+    expect(takeOver.skipped).toEqual(expected);
+  });
+
+  describe('owners elsewhere', () => {
+    const here: HostIdentityValue = { pidNamespace: '4026531836', bootId: 'a'.repeat(32), machineId: 'c'.repeat(32) };
+    const owner = (pid: number, host: Partial<HostIdentityValue> = {}): StateOwner => ({ pid, token: '77', host: { ...here, ...host } });
+    const hostStore = (self: StateOwner): StateDirectoryStore => new StateDirectoryStore(dir, self, isRunning);
+
+    it('another PID namespace on this boot: never taken over, nor forgotten; status says so', () => {
+      // Pid 70 runs here, but in this namespace: whether the owner runs cannot be told.
+      alive.add(70);
+      const contained = entry({ command_process: { pid: 2, token: '5' } });
+      hostStore(owner(70, { pidNamespace: '4026532174' })).save(contained);
+      alive.delete(70);
+      const store = hostStore(owner(71));
+      expect(store.takeOverAbandoned(SESSION)).toMatchObject({ entries: [], elsewhere: 1 });
+      expect(store.list().entries.map((listed) => listed.supervisor)).toEqual(['other-pid-namespace']);
+      expect(store.forget(contained.command_id)).toBe('elsewhere');
+      expect(readdirSync(dir)).toHaveLength(1);
+    });
+
+    it('another boot: its supervisor and command are gone: taken over, its command not signalled', () => {
+      const old = entry({ command_process: { pid: 71, token: '77' } });
+      hostStore(owner(70, { bootId: 'b'.repeat(32) })).save(old);
+      // The same pid and start time run now: another process of this boot.
+      alive.add(70);
+      alive.add(71);
+      const taken = hostStore(owner(72)).takeOverAbandoned(SESSION).entries;
+      expect(taken.map((e) => e.command_id)).toEqual([old.command_id]);
+      expect(taken[0]!.command_process).toBeUndefined();
+    });
+
+    it('another boot of another machine (a network file system): left alone', () => {
+      hostStore(owner(70, { bootId: 'b'.repeat(32), machineId: 'd'.repeat(32) })).save(entry());
+      const store = hostStore(owner(72));
+      expect(store.takeOverAbandoned(SESSION)).toMatchObject({ entries: [], elsewhere: 1 });
+      expect(store.list().entries.map((listed) => listed.supervisor)).toEqual(['other-machine']);
+    });
+
+    it('an entry of an older supervisor (no namespace or boot in its name): its pid and start time decide, as before', () => {
+      const legacy = entry();
+      storeOf(80).save(legacy);
+      const store = hostStore(owner(81));
+      expect(store.takeOverAbandoned(SESSION).entries).toEqual([]);
+      alive.delete(80);
+      expect(store.takeOverAbandoned(SESSION).entries).toEqual([legacy]);
+      expect(readdirSync(dir)).toEqual([`${legacy.command_id}.81.77.${here.pidNamespace}.${here.bootId}.${here.machineId}.json`]);
+    });
   });
 });

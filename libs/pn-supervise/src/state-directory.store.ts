@@ -1,23 +1,64 @@
 import {
   closeSync,
+  constants,
   existsSync,
+  fstatSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { HostIdentity, type HostIdentityValue } from './host-identity.js';
 import { ProcessIdentity, type ProcessIdentityValue } from './process-identity.js';
 import type { StateEntry } from './state-entry.interface.js';
+import { StateEntryValidator } from './state-entry.validator.js';
+import { UnsafeStateDirectoryError } from './unsafe-state-directory.error.js';
 
-// <command_id>.<owner pid>.<owner start token>.json: the owner is part of the name, so taking an
-// entry over is one atomic rename that only one of several racing supervisors can win.
-const ENTRY_NAME = /^([0-9a-f-]{36})\.(\d+)\.(\d+)\.json$/;
-const TEMP_NAME = /^([0-9a-f-]{36})\.(\d+)\.(\d+)\.json\.tmp$/;
+// <command_id>.<owner>.json, the owner being <pid>.<start token>, then (since issue 36)
+// .<PID namespace>.<boot id>.<machine id or ->: the owner is part of the name, so taking an
+// entry over is one atomic rename that only one of several racing supervisors can win, and an
+// owner elsewhere is recognised without reading its file. Names without the three (older
+// supervisors, or no /proc) are owners here.
+const OWNER = String.raw`(\d+)\.(\d+)(?:\.(\d+)\.([0-9a-f]{32})\.([0-9a-f]{32}|-))?`;
+const ENTRY_NAME = new RegExp(String.raw`^([0-9a-f-]{36})\.${OWNER}\.json$`);
+const TEMP_NAME = new RegExp(String.raw`^([0-9a-f-]{36})\.${OWNER}\.json\.tmp$`);
+// An entry is a few hundred bytes; anything much larger is not one, and is not read whole.
+const MAX_ENTRY_BYTES = 64 * 1024;
+
+/** The supervisor that owns an entry: its process, and where that process runs. */
+export interface StateOwner extends ProcessIdentityValue {
+  /** Absent for an entry of an older supervisor, or where /proc does not say. */
+  readonly host?: HostIdentityValue;
+}
+
+/** Whether an entry's supervisor still runs, as `status` prints it. */
+export type SupervisorState = 'running' | 'gone' | 'other-pid-namespace' | 'other-machine';
+
+/** One entry as `status` shows it. */
+export interface ListedEntry {
+  readonly entry: StateEntry;
+  readonly owner: StateOwner;
+  readonly supervisor: SupervisorState;
+}
+
+/** A file named like an entry that is not one this supervisor reads: left as it is, reported. */
+export interface SkippedEntry {
+  readonly name: string;
+  readonly problem: string;
+}
+
+/** What {@link StateDirectoryStore.list} found. */
+export interface Listing {
+  readonly entries: ListedEntry[];
+  readonly skipped: SkippedEntry[];
+}
 
 /** What {@link StateDirectoryStore.takeOverAbandoned} found. */
 export interface TakeOver {
@@ -27,36 +68,56 @@ export interface TakeOver {
   readonly rejected: number;
   /** Abandoned entries of other sessions, left for a supervisor of theirs. */
   readonly otherSessions: number;
-}
-
-/** One entry as `status` shows it. */
-export interface ListedEntry {
-  readonly entry: StateEntry;
-  readonly owner: ProcessIdentityValue;
-  /** Whether its supervisor still runs. */
-  readonly running: boolean;
+  /** Entries of supervisors in another PID namespace or on another machine: never taken over. */
+  readonly elsewhere: number;
+  /** Abandoned files named like entries that cannot be read as one. */
+  readonly skipped: SkippedEntry[];
 }
 
 /** How {@link StateDirectoryStore.forget} ended. */
-export type ForgetResult = 'forgotten' | 'not_found' | 'running';
+export type ForgetResult = 'forgotten' | 'not_found' | 'running' | 'elsewhere';
+
+/** An owner seen from this process. */
+type Whereabouts = 'own' | 'running' | 'gone' | 'rebooted' | 'other_pid_namespace' | 'other_machine';
+
+const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
 /**
  * The supervisor's state directory: one JSON file per command not yet answered. Every write is
- * a temporary file, fsync, rename over the entry, fsync of the directory, so a crash leaves
- * either the old or the new entry, never a torn one. Each file is owned by one running
- * supervisor; several may share the directory.
+ * a new temporary file (never one that exists, never through a link), fsync, rename over the
+ * entry, fsync of the directory, so a crash leaves either the old or the new entry, never a
+ * torn one. Each file is owned by one running supervisor; several may share the directory.
+ *
+ * Whoever can write the directory decides what a run kills and publishes, so it is used only
+ * when it is owned by this user and not writable by group or others (it is created 0700), and
+ * it is held open: every file is reached through that descriptor, so a directory renamed and
+ * replaced after the check is not followed. Only regular files of this user are read, never a
+ * link or a FIFO; a file that is not a complete entry is skipped and reported, not fatal.
  */
 export class StateDirectoryStore {
-  private readonly owner: ProcessIdentityValue;
+  private readonly owner: StateOwner;
+  private readonly descriptor: number | undefined;
+  /** The path every file is reached through, or undefined for a directory that does not exist (yet). */
+  private readonly root: string | undefined;
 
   constructor(
     readonly directory: string,
-    owner: ProcessIdentityValue = ProcessIdentity.current(),
+    owner: StateOwner = StateDirectoryStore.currentOwner(),
     private readonly isRunning: (owner: ProcessIdentityValue) => boolean = ProcessIdentity.isRunning,
     create = true,
   ) {
     this.owner = owner;
     if (create) mkdirSync(directory, { recursive: true, mode: 0o700 });
+    else if (!existsSync(directory)) return;
+    this.descriptor = StateDirectoryStore.openSafely(directory);
+    const viaDescriptor = `/proc/self/fd/${this.descriptor}`;
+    this.root = existsSync(viaDescriptor) ? viaDescriptor : directory;
+  }
+
+  /** This process, and where it runs. */
+  static currentOwner(): StateOwner {
+    const host = HostIdentity.current();
+    return { ...ProcessIdentity.current(), ...(host ? { host } : {}) };
   }
 
   /** Whether any supervisor has an entry for `commandId` here. */
@@ -64,25 +125,32 @@ export class StateDirectoryStore {
     return this.files().some((file) => file.commandId === commandId);
   }
 
-  /** Every entry, in the order of their names, with whether its supervisor runs. */
-  list(): ListedEntry[] {
-    return this.files().flatMap(({ name, owner }) => {
-      const entry = this.read(name);
-      return entry ? [{ entry, owner, running: this.isOwn(owner) || this.isRunning(owner) }] : [];
-    });
+  /** Every entry, in the order of their names, with whether its supervisor runs; and what is not one. */
+  list(): Listing {
+    const entries: ListedEntry[] = [];
+    const skipped: SkippedEntry[] = [];
+    for (const { name, commandId, owner } of this.files()) {
+      const read = this.read(name, commandId);
+      if (read === undefined) continue;
+      if ('problem' in read) skipped.push({ name, problem: read.problem });
+      else entries.push({ entry: read.entry, owner, supervisor: StateDirectoryStore.shown(this.whereabouts(owner)) });
+    }
+    return { entries, skipped };
   }
 
-  /** Removes the entry of `commandId` if its supervisor is gone. */
+  /** Removes the entry of `commandId` (whatever the file holds) if its supervisor is gone. */
   forget(commandId: string): ForgetResult {
     const files = this.files().filter((file) => file.commandId === commandId);
     if (files.length === 0) return 'not_found';
-    if (files.some(({ owner }) => this.isOwn(owner) || this.isRunning(owner))) return 'running';
+    const whereabouts = files.map(({ owner }) => this.whereabouts(owner));
+    if (whereabouts.some((where) => where === 'own' || where === 'running')) return 'running';
+    if (whereabouts.some((where) => where === 'other_pid_namespace' || where === 'other_machine')) return 'elsewhere';
     for (const { name } of files) {
       try {
-        unlinkSync(join(this.directory, name));
+        unlinkSync(this.at(name));
       } catch (error) {
         // Taken over since: by a supervisor that runs now.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'running';
+        if (errorCode(error) === 'ENOENT') return 'running';
         throw error;
       }
     }
@@ -94,13 +162,16 @@ export class StateDirectoryStore {
   save(entry: StateEntry): void {
     const path = this.pathOf(entry.command_id, this.owner);
     const temp = `${path}.tmp`;
-    const fd = openSync(temp, 'w', 0o600);
+    const fd = StateDirectoryStore.createTemporary(temp);
     try {
       writeSync(fd, `${JSON.stringify(entry, null, 2)}\n`);
       fsyncSync(fd);
-    } finally {
+    } catch (error) {
       closeSync(fd);
+      unlinkSync(temp);
+      throw error;
     }
+    closeSync(fd);
     renameSync(temp, path);
     this.syncDirectory();
   }
@@ -114,23 +185,34 @@ export class StateDirectoryStore {
   /**
    * Takes over the entries whose supervisor no longer runs and that belong to `sessionId` (a
    * session token opens only its own session). Leftover temporary files of dead supervisors
-   * are removed.
+   * are removed. An entry of a supervisor in another PID namespace or on another machine is
+   * never taken: whether it still runs cannot be told from here.
    */
   takeOverAbandoned(sessionId: string): TakeOver {
     const taken: StateEntry[] = [];
+    const skipped: SkippedEntry[] = [];
     let rejected = 0;
     let otherSessions = 0;
-    for (const name of readdirSync(this.directory).sort()) {
-      const temp = TEMP_NAME.exec(name);
-      if (temp && this.abandoned(temp)) {
-        unlinkSync(join(this.directory, name));
+    let elsewhere = 0;
+    for (const name of this.names()) {
+      const temp = StateDirectoryStore.parse(TEMP_NAME, name);
+      if (temp) {
+        if (this.abandoned(this.whereabouts(temp.owner))) this.unlinkIfThere(name);
         continue;
       }
-      const match = ENTRY_NAME.exec(name);
-      if (!match || !this.abandoned(match)) continue;
+      const file = StateDirectoryStore.parse(ENTRY_NAME, name);
+      if (!file) continue;
+      const where = this.whereabouts(file.owner);
+      if (where === 'other_pid_namespace' || where === 'other_machine') elsewhere++;
+      if (!this.abandoned(where)) continue;
+      const read = this.read(name, file.commandId);
       // Undefined: taken over and removed by another supervisor since readdir.
-      const entry = this.read(name);
-      if (!entry) continue;
+      if (read === undefined) continue;
+      if ('problem' in read) {
+        skipped.push({ name, problem: read.problem });
+        continue;
+      }
+      const { entry } = read;
       if (entry.rejected) {
         rejected++;
         continue;
@@ -140,57 +222,163 @@ export class StateDirectoryStore {
         continue;
       }
       try {
-        renameSync(join(this.directory, name), this.pathOf(entry.command_id, this.owner));
+        renameSync(this.at(name), this.pathOf(entry.command_id, this.owner));
       } catch (error) {
         // Another supervisor won the race for it.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        if (errorCode(error) === 'ENOENT') continue;
         throw error;
       }
+      // Its command ran before this boot: gone, and its pid now names another process.
+      if (where === 'rebooted') delete entry.command_process;
       taken.push(entry);
     }
     if (taken.length > 0) this.syncDirectory();
-    return { entries: taken, rejected, otherSessions };
+    return { entries: taken, rejected, otherSessions, elsewhere, skipped };
   }
 
-  private abandoned(match: RegExpExecArray): boolean {
-    const owner = { pid: Number(match[2]), token: match[3]! };
-    return !this.isOwn(owner) && !this.isRunning(owner);
-  }
-
-  private isOwn(owner: ProcessIdentityValue): boolean {
-    return owner.pid === this.owner.pid && owner.token === this.owner.token;
-  }
-
-  private files(): Array<{ name: string; commandId: string; owner: ProcessIdentityValue }> {
-    if (!existsSync(this.directory)) return [];
-    return readdirSync(this.directory)
-      .sort()
-      .flatMap((name) => {
-        const match = ENTRY_NAME.exec(name);
-        return match ? [{ name, commandId: match[1]!, owner: { pid: Number(match[2]), token: match[3]! } }] : [];
-      });
-  }
-
-  /** The entry in file `name`, or undefined when it was renamed away since it was listed. */
-  private read(name: string): StateEntry | undefined {
+  /** Opens the directory if it is one of this user's that nobody else may write; else throws. */
+  private static openSafely(directory: string): number {
+    let fd: number;
     try {
-      return JSON.parse(readFileSync(join(this.directory, name), 'utf8')) as StateEntry;
+      // The real path, opened without following a link: what is checked is what is used.
+      fd = openSync(realpathSync(directory), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new UnsafeStateDirectoryError(directory, `cannot open it as a directory (${errorCode(error) ?? String(error)})`);
+    }
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    const problem =
+      uid !== undefined && stat.uid !== uid
+        ? `it is owned by another user (uid ${stat.uid}); give a directory of your own with --state-dir`
+        : (stat.mode & 0o022) !== 0
+          ? `group or others may write to it (mode ${(stat.mode & 0o777).toString(8)}); chmod go-w it or give another --state-dir`
+          : undefined;
+    if (problem !== undefined) {
+      closeSync(fd);
+      throw new UnsafeStateDirectoryError(directory, problem);
+    }
+    return fd;
+  }
+
+  /** A new file of this user only: not one that exists, not through a link. */
+  private static createTemporary(path: string): number {
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    try {
+      return openSync(path, flags, 0o600);
+    } catch (error) {
+      if (errorCode(error) !== 'EEXIST') throw error;
+      // Left by a save of this process that failed half-way: unlinking removes the name, never
+      // what a link points to.
+      unlinkSync(path);
+      return openSync(path, flags, 0o600);
+    }
+  }
+
+  private static parse(pattern: RegExp, name: string): { commandId: string; owner: StateOwner } | undefined {
+    const match = pattern.exec(name);
+    if (!match) return undefined;
+    const [, commandId, pid, token, pidNamespace, bootId, machineId] = match;
+    const host =
+      pidNamespace === undefined ? {} : { host: { pidNamespace, bootId: bootId!, ...(machineId === '-' ? {} : { machineId: machineId! }) } };
+    return { commandId: commandId!, owner: { pid: Number(pid), token: token!, ...host } };
+  }
+
+  private static shown(where: Whereabouts): SupervisorState {
+    switch (where) {
+      case 'own':
+      case 'running':
+        return 'running';
+      case 'gone':
+      case 'rebooted':
+        return 'gone';
+      case 'other_pid_namespace':
+        return 'other-pid-namespace';
+      case 'other_machine':
+        return 'other-machine';
+    }
+  }
+
+  private whereabouts(owner: StateOwner): Whereabouts {
+    if (StateDirectoryStore.ownerName(owner) === StateDirectoryStore.ownerName(this.owner)) return 'own';
+    const relation = HostIdentity.relation(this.owner.host, owner.host);
+    if (relation !== 'here') return relation;
+    return this.isRunning(owner) ? 'running' : 'gone';
+  }
+
+  private abandoned(where: Whereabouts): boolean {
+    return where === 'gone' || where === 'rebooted';
+  }
+
+  private names(): string[] {
+    return this.root === undefined ? [] : readdirSync(this.root).sort();
+  }
+
+  private files(): Array<{ name: string; commandId: string; owner: StateOwner }> {
+    return this.names().flatMap((name) => {
+      const file = StateDirectoryStore.parse(ENTRY_NAME, name);
+      return file ? [{ name, ...file }] : [];
+    });
+  }
+
+  /**
+   * The entry in file `name`, why the file is not one, or undefined when it was renamed away
+   * since it was listed. Checked before it is opened (no link, no FIFO: opening one would
+   * wait for a writer) and again on the open file.
+   */
+  private read(name: string, commandId: string): { entry: StateEntry } | { problem: string } | undefined {
+    const path = this.at(name);
+    try {
+      const found = lstatSync(path);
+      if (found.isSymbolicLink()) return { problem: 'a symbolic link' };
+      if (!found.isFile()) return { problem: 'not a regular file' };
+      const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      let text: string;
+      try {
+        const stat = fstatSync(fd);
+        const uid = process.getuid?.();
+        if (!stat.isFile()) return { problem: 'not a regular file' };
+        if (uid !== undefined && stat.uid !== uid) return { problem: `owned by another user (uid ${stat.uid})` };
+        if (stat.size > MAX_ENTRY_BYTES) return { problem: `larger than ${MAX_ENTRY_BYTES} bytes` };
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return { problem: 'not a complete JSON entry (torn or corrupt)' };
+      }
+      return StateEntryValidator.validate(value, commandId);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      if (errorCode(error) === 'ELOOP') return { problem: 'a symbolic link' };
       throw error;
     }
   }
 
-  private pathOf(commandId: string, owner: ProcessIdentityValue): string {
-    return join(this.directory, `${commandId}.${owner.pid}.${owner.token}.json`);
+  private unlinkIfThere(name: string): void {
+    try {
+      unlinkSync(this.at(name));
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    }
+  }
+
+  private at(name: string): string {
+    if (this.root === undefined) throw new Error(`the state directory ${this.directory} does not exist`);
+    return join(this.root, name);
+  }
+
+  private pathOf(commandId: string, owner: StateOwner): string {
+    return this.at(`${commandId}.${StateDirectoryStore.ownerName(owner)}.json`);
+  }
+
+  private static ownerName({ pid, token, host }: StateOwner): string {
+    return host ? `${pid}.${token}.${host.pidNamespace}.${host.bootId}.${host.machineId ?? '-'}` : `${pid}.${token}`;
   }
 
   private syncDirectory(): void {
-    const fd = openSync(this.directory, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    if (this.descriptor !== undefined) fsyncSync(this.descriptor);
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { SupervisorOptions } from './supervisor-options.interface.js';
 import { UsageError } from './usage.error.js';
 
@@ -70,6 +70,9 @@ const MAX_HANDLE_BYTES = 128;
 // `-` and 8 hex characters.
 const SUFFIX_BYTES = 9;
 const DEFAULT_STATE_DIR = './.pn-supervisor';
+/** The longest token accepted (the service's own are far shorter). */
+export const MAX_TOKEN_BYTES = 4096;
+const TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_TOKEN_BYTES}}$`);
 const DEFAULT_SHUTDOWN_WAIT_MS = 10_000;
 
 /** The options read before the command (or a subcommand's operand). */
@@ -124,13 +127,14 @@ export class SupervisorOptionsParser {
     if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give --token or --token-file, not both');
     let token: string;
     if (values['token-file'] !== undefined) {
-      token = SupervisorOptionsParser.tokenFile(values['token-file']);
+      token = SupervisorOptionsParser.tokenFile(values['token-file'], warnings);
     } else {
       if (values.token !== undefined) {
         warnings.push('warning: --token is visible to other local users (in the process list); use PN_TOKEN or --token-file');
       }
       token = values.token ?? fromEnv('PN_TOKEN') ?? '';
       if (token === '') throw new UsageError('missing the token (PN_TOKEN or --token-file)');
+      SupervisorOptionsParser.checkToken(token, values.token === undefined ? 'PN_TOKEN' : '--token');
     }
     const options: SupervisorOptions = {
       server,
@@ -197,17 +201,52 @@ export class SupervisorOptionsParser {
     return { values, flags, rest, help: false };
   }
 
-  private static tokenFile(path: string): string {
-    let text: string;
+  /**
+   * The token in the file at `path` (one trailing newline, as an editor or `echo` writes it, is
+   * not part of it). Read through at most {@link MAX_TOKEN_BYTES} and a few bytes, so a huge or
+   * endless file (a device, a pipe) is refused rather than read whole; a file that group or
+   * others may read adds a warning.
+   */
+  private static tokenFile(path: string, warnings: string[]): string {
+    const what = `--token-file ${path}`;
+    const bytes = Buffer.alloc(MAX_TOKEN_BYTES + 3);
+    let length = 0;
+    let fd: number;
     try {
-      text = readFileSync(path, 'utf8');
+      fd = openSync(path, 'r');
     } catch (error) {
-      throw new UsageError(`cannot read --token-file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new UsageError(`cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
-    // One trailing newline (as an editor or `echo` writes it) is not part of the token.
-    const token = text.replace(/\r?\n$/, '');
-    if (token === '' || /[\r\n]/.test(token)) throw new UsageError(`--token-file ${path} must hold the token on one line`);
-    return token;
+    try {
+      const stat = fstatSync(fd);
+      if (stat.isFile() && (stat.mode & 0o044) !== 0) {
+        warnings.push(
+          `warning: ${what} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}): anyone who reads it can act as the session; chmod 600 it`,
+        );
+      }
+      for (let read = 1; read > 0 && length < bytes.length; length += read) {
+        read = readSync(fd, bytes, length, bytes.length - length, null);
+      }
+    } catch (error) {
+      throw new UsageError(`cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    } finally {
+      closeSync(fd);
+    }
+    const text = bytes.subarray(0, length).toString('latin1').replace(/\r?\n$/, '');
+    if (/[\r\n]/.test(text)) throw new UsageError(`${what} must hold the token on one line`);
+    SupervisorOptionsParser.checkToken(text, what);
+    return text;
+  }
+
+  /**
+   * A token is 1 to {@link MAX_TOKEN_BYTES} printable ASCII characters (a bearer token's
+   * alphabet is narrower still): anything else could never be sent in a header, and would be
+   * retried for ever as a network error. Never echoed.
+   */
+  private static checkToken(token: string, source: string): void {
+    if (!TOKEN.test(token)) {
+      throw new UsageError(`the token in ${source} must be 1 to ${MAX_TOKEN_BYTES} printable ASCII characters (no spaces or control characters)`);
+    }
   }
 
   private static server(value: string): string {

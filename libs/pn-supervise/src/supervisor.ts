@@ -110,7 +110,11 @@ export class Supervisor {
    * by an outage (its records are queued behind the leftovers and keep their order).
    */
   private async finishLeftovers(): Promise<void> {
-    const { entries, rejected, otherSessions } = this.store.takeOverAbandoned(this.options.sessionId);
+    const { entries, rejected, otherSessions, elsewhere, skipped } = this.store.takeOverAbandoned(this.options.sessionId);
+    // Left as they are, whatever --quiet says: nobody delivers them until someone looks.
+    for (const { name, problem } of skipped) {
+      this.reporter.error(`skipped ${name} in ${this.store.directory}: ${problem} (see pn-supervise status and forget)`);
+    }
     if (rejected > 0)
       this.reporter.progress(
         `${rejected} entr${rejected === 1 ? 'y' : 'ies'} in ${this.store.directory} the server refused earlier; kept, not retried (see pn-supervise status)`,
@@ -118,6 +122,10 @@ export class Supervisor {
     if (otherSessions > 0)
       this.reporter.progress(
         `${otherSessions} abandoned entr${otherSessions === 1 ? 'y' : 'ies'} of other sessions left in ${this.store.directory}`,
+      );
+    if (elsewhere > 0)
+      this.reporter.progress(
+        `${elsewhere} entr${elsewhere === 1 ? 'y of a supervisor' : 'ies of supervisors'} in another PID namespace or on another machine left alone in ${this.store.directory}`,
       );
     const deliveries: Array<Promise<unknown>> = [];
     for (const entry of entries) {

@@ -37,10 +37,15 @@ export class SupervisorProcess {
 
   /**
    * Starts `node main.js ...args`. With `group`, it leads its own process group, so that a test
-   * can kill it together with its command.
+   * can kill it together with its command. With `wrapper`, that command runs `node main.js ...args`
+   * (e.g. `unshare ...`: a supervisor in a PID namespace of its own).
    */
-  static start(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; group?: boolean } = {}): SupervisorProcess {
-    const child = spawn(process.execPath, [SUPERVISOR_MAIN, ...args], {
+  static start(
+    args: readonly string[],
+    options: { env?: Record<string, string>; cwd?: string; group?: boolean; wrapper?: readonly string[] } = {},
+  ): SupervisorProcess {
+    const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
+    const child = spawn(command!, [...prefix, SUPERVISOR_MAIN, ...args], {
       env: { ...process.env, ...options.env },
       cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
