@@ -43,7 +43,10 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
     return path;
   };
   /** Runs a supervisor to its end (killed after the test if it hangs). */
-  const run = (args: readonly string[], options: Parameters<typeof SupervisorProcess.start>[1] = {}): ReturnType<typeof SupervisorProcess.run> => {
+  const run = (
+    args: readonly string[],
+    options: Parameters<typeof SupervisorProcess.start>[1] = {},
+  ): ReturnType<typeof SupervisorProcess.run> => {
     const supervisor = SupervisorProcess.start(args, { ...options, group: true });
     supervisors.push(supervisor);
     return supervisor.exit;
@@ -129,11 +132,7 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
   const badEntries: Array<[string, (path: string) => void, string]> = [
     ['a torn entry', (path) => writeFileSync(path, '{"version":1,"command_id":"'), 'not a complete JSON entry'],
     ['an entry that is not JSON', (path) => writeFileSync(path, 'garbage\n'), 'not a complete JSON entry'],
-    [
-      'JSON that is not an entry',
-      (path) => writeFileSync(path, JSON.stringify({ version: 1, command_id: 42 })),
-      'not a state entry',
-    ],
+    ['JSON that is not an entry', (path) => writeFileSync(path, JSON.stringify({ version: 1, command_id: 42 })), 'not a state entry'],
     [
       'a symbolic link to a torn entry',
       (path) => {
@@ -166,7 +165,14 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
         loop_id: session.loopId,
         process_handle: 'leftover',
         started_at: '2026-01-01T00:00:01.000Z',
-        completion: { state: 'exited', reason: 'exited', has_exit_code: true, exit_code: 0, finished_at: '2026-01-01T00:00:02.000Z', exit_status: 0 },
+        completion: {
+          state: 'exited',
+          reason: 'exited',
+          has_exit_code: true,
+          exit_code: 0,
+          finished_at: '2026-01-01T00:00:02.000Z',
+          exit_status: 0,
+        },
       });
       writeFileSync(join(stateDir, `${good.command_id}.4194303.1.json`), JSON.stringify(good), { mode: 0o600 });
 
@@ -194,7 +200,17 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
     const go = `${stateDir}.go`;
     // In the namespace the supervisor is pid 1; here pid 1 is another process (another start time).
     const contained = SupervisorProcess.start(
-      [...session.supervisorArgs, '--state-dir', stateDir, '--handle', 'contained', '--', 'sh', '-c', `until [ -e ${go} ]; do sleep 0.1; done`],
+      [
+        ...session.supervisorArgs,
+        '--state-dir',
+        stateDir,
+        '--handle',
+        'contained',
+        '--',
+        'sh',
+        '-c',
+        `until [ -e ${go} ]; do sleep 0.1; done`,
+      ],
       { wrapper: ['unshare', '--pid', '--fork', '--mount-proc'], group: true },
     );
     supervisors.push(contained);
@@ -207,7 +223,9 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
     expect(host.stderr).not.toContain('finishing an earlier run');
     expect(host.stderr).toContain(`1 entry of a supervisor in another PID namespace or on another machine left alone in ${stateDir}`);
     const status = await run(['status', '--state-dir', stateDir]);
-    expect(status.stdout).toMatch(new RegExp(`^${containedId} .* handle=contained left=completed,notification supervisor=other-pid-namespace refused=no\\n$`));
+    expect(status.stdout).toMatch(
+      new RegExp(`^${containedId} .* handle=contained left=completed,notification supervisor=other-pid-namespace refused=no\\n$`),
+    );
     const forget = await run(['forget', containedId, '--state-dir', stateDir]);
     expect(forget.status).toBe(1);
     expect(forget.stderr).toMatch(/another PID namespace/);
@@ -248,7 +266,9 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
         /^pn-supervise: the token in --token-file .* must be 1 to 4096 printable ASCII characters \(no spaces or control characters\)\n/,
       );
       const stderr = await refused(session.supervisorArgsWithoutToken, { PN_TOKEN: 'abc\u0001déf' });
-      expect(stderr).toMatch(/^pn-supervise: the token in PN_TOKEN must be 1 to 4096 printable ASCII characters \(no spaces or control characters\)\n/);
+      expect(stderr).toMatch(
+        /^pn-supervise: the token in PN_TOKEN must be 1 to 4096 printable ASCII characters \(no spaces or control characters\)\n/,
+      );
       expect(stderr).not.toContain('abc');
       expect(await session.processRecords()).toEqual([]);
     });
@@ -256,7 +276,9 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
     it('a token longer than 4096 characters (a 32 MB file, a long variable) is a usage error', async () => {
       const session = await TestSession.open(server.url);
       const huge = tokenFile(Buffer.alloc(32 * 1024 * 1024, 'a'));
-      expect(await refused([...session.supervisorArgsWithoutToken, '--token-file', huge])).toMatch(/must be 1 to 4096 printable ASCII characters/);
+      expect(await refused([...session.supervisorArgsWithoutToken, '--token-file', huge])).toMatch(
+        /must be 1 to 4096 printable ASCII characters/,
+      );
       expect(await refused(session.supervisorArgsWithoutToken, { PN_TOKEN: 'a'.repeat(4097) })).toMatch(/PN_TOKEN must be 1 to 4096/);
     });
 
@@ -264,11 +286,27 @@ describe('pn-supervise: what it trusts in its state directory and its token', ()
       const session = await TestSession.open(server.url);
       const path = tokenFile(`${session.token}\n`);
       chmodSync(path, 0o644);
-      const result = await run([...session.supervisorArgsWithoutToken, '--token-file', path, '--state-dir', join(place(), 'state'), '--', 'true']);
+      const result = await run([
+        ...session.supervisorArgsWithoutToken,
+        '--token-file',
+        path,
+        '--state-dir',
+        join(place(), 'state'),
+        '--',
+        'true',
+      ]);
       expect(result.status).toBe(0);
       expect(result.stderr).toMatch(/^pn-supervise: warning: --token-file .* is readable by group or others \(mode 644\)/m);
       chmodSync(path, 0o600);
-      const quiet = await run([...session.supervisorArgsWithoutToken, '--token-file', path, '--state-dir', join(place(), 'state'), '--', 'true']);
+      const quiet = await run([
+        ...session.supervisorArgsWithoutToken,
+        '--token-file',
+        path,
+        '--state-dir',
+        join(place(), 'state'),
+        '--',
+        'true',
+      ]);
       expect(quiet.stderr).not.toMatch(/warning/);
     });
   });

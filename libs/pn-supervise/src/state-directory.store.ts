@@ -279,7 +279,9 @@ export class StateDirectoryStore {
     if (!match) return undefined;
     const [, commandId, pid, token, pidNamespace, bootId, machineId] = match;
     const host =
-      pidNamespace === undefined ? {} : { host: { pidNamespace, bootId: bootId!, ...(machineId === '-' ? {} : { machineId: machineId! }) } };
+      pidNamespace === undefined
+        ? {}
+        : { host: { pidNamespace, bootId: bootId!, ...(machineId === '-' ? {} : { machineId: machineId! }) } };
     return { commandId: commandId!, owner: { pid: Number(pid), token: token!, ...host } };
   }
 

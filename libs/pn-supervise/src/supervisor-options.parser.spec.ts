@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SupervisorOptionsParser } from './supervisor-options.parser.js';
+import { MAX_TOKEN_BYTES, SupervisorOptionsParser } from './supervisor-options.parser.js';
 import { UsageError } from './usage.error.js';
 
 const SESSION = '0196f3c0-7b1a-7c3e-8f00-000000000001';
@@ -112,10 +112,11 @@ describe('SupervisorOptionsParser', () => {
     expect(parseRun(withoutToken, env)).toMatchObject({ warnings: [], options: { token: 'env-token' } });
     const dir = mkdtempSync(join(tmpdir(), 'pn-token-'));
     try {
-      writeFileSync(join(dir, 'token'), 'file-token\n');
-      writeFileSync(join(dir, 'crlf'), 'crlf-token\r\n');
-      writeFileSync(join(dir, 'empty'), '\n');
-      writeFileSync(join(dir, 'two-lines'), 'a\nb\n');
+      // Readable by the user only: a file others may read adds a warning (below).
+      writeFileSync(join(dir, 'token'), 'file-token\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'crlf'), 'crlf-token\r\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'empty'), '\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'two-lines'), 'a\nb\n', { mode: 0o600 });
       const withFile = (file: string) => parseRun([...withoutToken.slice(0, -2), '--token-file', join(dir, file), '--', 'make'], env);
       // The file wins over the environment.
       expect(withFile('token')).toMatchObject({ warnings: [], options: { token: 'file-token' } });
@@ -123,6 +124,40 @@ describe('SupervisorOptionsParser', () => {
       expect(() => withFile('empty')).toThrow(/must hold the token on one line/);
       expect(() => withFile('two-lines')).toThrow(/must hold the token on one line/);
       expect(() => withFile('missing')).toThrow(/cannot read --token-file .*missing: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a token is 1 to 4096 printable ASCII characters, from any source; a token file others may read warns', () => {
+    const withoutToken = [...REQUIRED.slice(0, 2), ...REQUIRED.slice(4), '--', 'make'];
+    const longest = '~'.repeat(MAX_TOKEN_BYTES);
+    expect(MAX_TOKEN_BYTES).toBe(4096);
+    expect(parse(withoutToken, { PN_TOKEN: longest }).token).toBe(longest);
+    const refusal = /^the token in (PN_TOKEN|--token|--token-file .*) must be 1 to 4096 printable ASCII characters/;
+    for (const bad of [`${longest}a`, 'a b', 'a\u0000b', 'tok\u001b[2J', 'é']) {
+      expect(usageError(withoutToken, { PN_TOKEN: bad })).toMatch(refusal);
+      expect(usageError([...REQUIRED.slice(0, 2), '--token', bad, ...REQUIRED.slice(4), '--', 'make'])).toMatch(refusal);
+      // Never echoed.
+      expect(usageError(withoutToken, { PN_TOKEN: bad })).not.toContain(bad);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'pn-token-'));
+    try {
+      const withFile = (content: string | Buffer, mode = 0o600) => {
+        const file = join(dir, 'token');
+        rmSync(file, { force: true });
+        writeFileSync(file, content, { mode });
+        return parseRun([...withoutToken.slice(0, -2), '--token-file', file, '--', 'make']);
+      };
+      expect(withFile(`${longest}\n`).options.token).toBe(longest);
+      expect(() => withFile(`${longest}a\n`)).toThrow(refusal);
+      expect(() => withFile(Buffer.alloc(1024 * 1024, 'a'))).toThrow(refusal);
+      expect(() => withFile(Buffer.from([0x61, 0xff, 0x00, 0x62]))).toThrow(refusal);
+      expect(withFile('file-token\n', 0o640).warnings).toEqual([
+        expect.stringMatching(/^warning: --token-file .* is readable by group or others \(mode 640\)/),
+      ]);
+      expect(withFile('file-token\n', 0o604).warnings).toHaveLength(1);
+      expect(withFile('file-token\n', 0o600).warnings).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -12,15 +12,18 @@ notifications service. Only metadata is sent; stdin, stdout and stderr pass thro
 
 Options (environment variable in brackets):
   --server URL           base URL of the service [PN_SERVER_URL]
-  --token-file PATH      read the session's bearer token from a file
+  --token-file PATH      read the session's bearer token from a file (warns when
+                         group or others may read it)
   --token TOKEN          the token itself (visible to other local users: prefer
-                         PN_TOKEN or --token-file) [PN_TOKEN]
+                         PN_TOKEN or --token-file) [PN_TOKEN]; a token is 1 to 4096
+                         printable ASCII characters
   --session ID           session id [PN_SESSION_ID]
   --loop ID              loop id [PN_LOOP_ID]
   --handle NAME          process handle (default: the command's base name, made
                          valid, then - and 8 random hex characters)
   --command-id UUID      the completion's command id (default: a new one)
-  --state-dir DIR        where undelivered records are kept (default ./.pn-supervisor)
+  --state-dir DIR        where undelivered records are kept (default ./.pn-supervisor);
+                         must be owned by you, not writable by group or others
                          [PN_SUPERVISOR_STATE_DIR]
   --timeout SECONDS      stop the command after this long (SIGTERM, SIGKILL 5 s later)
   --output-limit BYTES   stop the command once its stdout plus stderr exceed this
@@ -232,8 +235,11 @@ export class SupervisorOptionsParser {
     } finally {
       closeSync(fd);
     }
-    const text = bytes.subarray(0, length).toString('latin1').replace(/\r?\n$/, '');
-    if (/[\r\n]/.test(text)) throw new UsageError(`${what} must hold the token on one line`);
+    const text = bytes
+      .subarray(0, length)
+      .toString('latin1')
+      .replace(/\r?\n$/, '');
+    if (text === '' || /[\r\n]/.test(text)) throw new UsageError(`${what} must hold the token on one line`);
     SupervisorOptionsParser.checkToken(text, what);
     return text;
   }
@@ -245,7 +251,9 @@ export class SupervisorOptionsParser {
    */
   private static checkToken(token: string, source: string): void {
     if (!TOKEN.test(token)) {
-      throw new UsageError(`the token in ${source} must be 1 to ${MAX_TOKEN_BYTES} printable ASCII characters (no spaces or control characters)`);
+      throw new UsageError(
+        `the token in ${source} must be 1 to ${MAX_TOKEN_BYTES} printable ASCII characters (no spaces or control characters)`,
+      );
     }
   }
 
