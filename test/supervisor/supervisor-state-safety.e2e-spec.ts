@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { ProcessIdentity } from '../../libs/pn-supervise/src/process-identity.js';
 import { tempDir } from '../durability/support/temp-dir.js';
 import type { ServerProcess } from '../support/server-process.js';
@@ -14,7 +13,8 @@ import { eventually, startServer } from './support/test-helpers.js';
 
 // The state directory and the token as an attacker (another local user) or an accident (a
 // torn file, a directory shared between containers) leave them (spec section 10; issue 36).
-// The tests run as root: root is the victim, `nobody` the other user.
+// They need root (chown, unshare --pid), as the test machine gives: root is the victim, `nobody`
+// the other user.
 
 const NOBODY = Number(execFileSync('id', ['-u', 'nobody']).toString());
 
