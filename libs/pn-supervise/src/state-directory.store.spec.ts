@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,10 +104,13 @@ describe('StateDirectoryStore', () => {
     storeOf(21);
     const deadTemp = `${randomUUID()}.20.77.json.tmp`;
     const liveTemp = `${randomUUID()}.21.77.json.tmp`;
+    // Named like one, but a directory: left, and no reason to stop.
+    const odd = `${randomUUID()}.20.77.json.tmp`;
     writeFileSync(join(dir, deadTemp), '{"half');
     writeFileSync(join(dir, liveTemp), '{"half');
+    mkdirSync(join(dir, odd));
     storeOf(22).takeOverAbandoned(SESSION);
-    expect(readdirSync(dir)).toEqual([liveTemp]);
+    expect(readdirSync(dir).sort()).toEqual([liveTemp, odd].sort());
   });
 
   it('lists every entry with whether its supervisor runs; forgets only one whose supervisor is gone', () => {

@@ -197,7 +197,7 @@ export class StateDirectoryStore {
     for (const name of this.names()) {
       const temp = StateDirectoryStore.parse(TEMP_NAME, name);
       if (temp) {
-        if (this.abandoned(this.whereabouts(temp.owner))) this.unlinkIfThere(name);
+        if (this.abandoned(this.whereabouts(temp.owner))) this.removeLeftover(name);
         continue;
       }
       const file = StateDirectoryStore.parse(ENTRY_NAME, name);
@@ -359,11 +359,12 @@ export class StateDirectoryStore {
     }
   }
 
-  private unlinkIfThere(name: string): void {
+  /** Removes a dead supervisor's leftover temporary file: tidying only, so never fatal (a directory of that name stays). */
+  private removeLeftover(name: string): void {
     try {
       unlinkSync(this.at(name));
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
+    } catch {
+      // Gone already (another run tidied it), or not a file.
     }
   }
 
