@@ -60,7 +60,7 @@ describe('BearerAuthGuard', () => {
 
   const refusal = async (params: Record<string, string>, authorization: string | undefined, ...route: RouteOf): Promise<unknown> => {
     try {
-      return await guard.canActivate(contextFor(params, authorization, ...route));
+      return await guard.canActivate(contextFor(params, authorization, route[0], route[1]));
     } catch (error) {
       return error;
     }
