@@ -40,8 +40,8 @@ function isApiPath(url: string): boolean {
  * server's own, `method`, `route`, `status`, `duration_ms`; `client_request_id` when the client
  * sent an `X-Request-Id`, `forwarded_request_id` when another node forwarded the request; and
  * `trace_id` and `span_id` of its server span while tracing runs; never headers, query strings or
- * bodies) and `pn_http_requests_total` by route template and status. Failures of authentication, routing and body parsing are included, which an
- * interceptor would not see. The route is the template the request matched
+ * bodies) and `pn_http_requests_total` by route template and status. Failures of authentication,
+ * routing and body parsing are included, which an interceptor would not see. The route is the template the request matched
  * (`/v1/sessions/:sid/loops`), {@link UNMATCHED_ROUTE} otherwise; the status is
  * {@link ABORTED_STATUS} for a client that went away before any answer was sent.
  */
@@ -65,7 +65,7 @@ export class RequestObserver {
    */
   readonly onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const url = request.raw.url ?? '';
-    reply.header(REQUEST_ID_HEADER, foreignRequestIdOf(request.headers, REQUEST_ID_HEADER) ?? request.id);
+    reply.header(REQUEST_ID_HEADER, foreignRequestIdOf(request.raw.headers, REQUEST_ID_HEADER) ?? request.id);
     // No answer of the API is for a shared cache, nor to be read as another media type.
     if (isApiPath(url)) reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
     // One listener of the response's own `close`, which comes once whether the answer was sent or
@@ -111,10 +111,11 @@ export class RequestObserver {
 
 // The fields of the request line for the ids others made: none in the common case (no object).
 function foreignIdsOf(request: FastifyRequest): { client_request_id?: string; forwarded_request_id?: string } | undefined {
-  const client = foreignRequestIdOf(request.headers, REQUEST_ID_HEADER);
-  // Only beside the forwarding header, which only a forwarding node sets on what it sends.
-  const forwarded =
-    request.headers[FORWARDED_HEADER] === undefined ? undefined : foreignRequestIdOf(request.headers, FORWARDING_REQUEST_ID_HEADER);
+  const headers = request.raw.headers;
+  const client = foreignRequestIdOf(headers, REQUEST_ID_HEADER);
+  // Only beside the forwarding header, which only a forwarding node sets on what it sends (it
+  // never passes a client's on); even then it is a field of its own, never the line's id.
+  const forwarded = headers[FORWARDED_HEADER] === undefined ? undefined : foreignRequestIdOf(headers, FORWARDING_REQUEST_ID_HEADER);
   if (client === undefined && forwarded === undefined) return undefined;
   return {
     ...(client === undefined ? {} : { client_request_id: client }),
