@@ -64,7 +64,8 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   app.useLogger(new PinoNestLogger(logger));
   // Per-request work that needs no dependency injection runs as Fastify hooks, not as Nest
   // middleware (which Fastify runs through middie): added before `init()` registers the routes,
-  // so every route and the not-found handler run them. Forwarding comes after the request id.
+  // so every route and the not-found handler run them. Forwarding comes after the request id
+  // and the request-target check (RequestObserver answers a target that is not a path itself).
   const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService), (error, request, reply) =>
     problems.answer(error, request, reply),
   ));
