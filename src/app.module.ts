@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ProcessNotificationsModule } from 'nestjs-process-notifications';
+import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SERVER_CONFIG, type ServerConfig } from './config/server-config.js';
 import { HealthController } from './health/health.controller.js';
@@ -40,6 +41,8 @@ export class AppModule {
           retentionDays: config.retentionDays,
           leaseTtlMs: config.leaseTtlMs,
           nodeUrl: config.nodeUrl,
+          // Every node of a cluster has the admin token, so a cursor one gave out opens on another.
+          cursorSecret: createHmac('sha256', config.adminToken).update('pn admin list cursors').digest('base64url'),
         }),
       ],
       controllers: [

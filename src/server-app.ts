@@ -2,25 +2,27 @@ import { type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { defaultConsoleRoot, installConsole } from './console/console-site.js';
 import type { ServerConfig } from './config/server-config.js';
+import { installApiDocs } from './docs/api-docs.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
 import { OwnerForwarding } from './cluster/owner-forwarding.service.js';
 import { RequestObserver } from './http/request-observer.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
-import { requestIdOf } from './logging/request-id.js';
+import { newRequestId } from './logging/request-id.js';
 import { createRootLogger } from './logging/root-logger.js';
 import { MetricsService } from './metrics/metrics.service.js';
 
 /**
  * Builds the HTTP server exactly as `main.ts` runs it: Nest on Fastify, with no body parser
- * (bodies are read strictly per route, see `JsonBody`) and the OpenAPI document at `/docs`
- * (JSON at `/docs-json`), and the web console at `/console` unless `config.console` is off. On close the server stops accepting, SSE streams end
+ * (bodies are read strictly per route, see `JsonBody`), the OpenAPI document at `/docs` (JSON at
+ * `/docs-json`, YAML at `/docs-yaml`) when `config.apiDocs` is on, and the web console at
+ * `/console` unless `config.console` is off. On close the server stops accepting, SSE streams end
  * (SessionEventStream), in-flight requests finish, and only then does the database close.
  * Guard and problem filter come from the module. Logs are JSON lines at `config.logLevel`
  * (through `options.logger` when given). Call `listen()` or `init()` on the result.
@@ -38,12 +40,14 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     logger: false,
     // Every request is answered while the server drains (GracefulShutdown), never with a 503.
     return503OnClosing: false,
-    genReqId: requestIdOf,
+    // Always the server's own: a client's X-Request-Id is logged apart (RequestObserver).
+    genReqId: newRequestId,
     // Routing as it was on Express: `/v1/sessions/` is `/v1/sessions`, and paths match in any case.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       early.observer?.onRequest(request, reply, () => undefined);
-      problems.answer(error, request, reply);
+      // Unless the observer refused the request target already.
+      if (!reply.sent) problems.answer(error, request, reply);
     },
   });
   const fastify = adapter.getInstance();
@@ -60,8 +64,11 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   app.useLogger(new PinoNestLogger(logger));
   // Per-request work that needs no dependency injection runs as Fastify hooks, not as Nest
   // middleware (which Fastify runs through middie): added before `init()` registers the routes,
-  // so every route and the not-found handler run them. Forwarding comes after the request id.
-  const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService)));
+  // so every route and the not-found handler run them. Forwarding comes after the request id
+  // and the request-target check (RequestObserver answers a target that is not a path itself).
+  const observer = (early.observer = new RequestObserver(logger, app.get(MetricsService), (error, request, reply) =>
+    problems.answer(error, request, reply),
+  ));
   fastify.addHook('onRequest', observer.onRequest);
   // SQLite serves one process: no other node owns anything, so no request pays for the hook
   // (an async hook is one more promise and microtask per request).
@@ -74,6 +81,7 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     if (consoleRoot) installConsole(fastify, consoleRoot);
     else logger.warn('The console is not built (npm run build builds it): /console answers 404');
   }
+  if (!config.apiDocs) return app;
   const document = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription(
@@ -87,6 +95,6 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
       description: 'The admin token (PN_ADMIN_TOKEN) or a session token returned once by POST /v1/sessions.',
     })
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, document));
+  installApiDocs(app, fastify, document);
   return app;
 }

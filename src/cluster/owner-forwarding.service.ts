@@ -4,35 +4,50 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isCanonicalUuid, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
+import { FORWARDED_HEADER, FORWARDING_REQUEST_ID_HEADER } from '../http/node-headers.js';
 import { MAX_BODY_BYTES } from '../http/read-json-body.pipe.js';
 import { BODY_TOO_LARGE, keepBody } from './buffered-body.js';
 import { isOwnerRouted } from './owner-routed.decorator.js';
 
-/** Marks a request one node forwarded to another: it is answered there, never forwarded again. */
-export const FORWARDED_HEADER = 'pn-forwarded-by';
+/**
+ * The client's headers that cross to the owner: what the owner's routes read (the token, the
+ * body's type and encoding, what the client accepts, where an event stream resumes) and the
+ * trace context. Nothing else does: no cookie, no `Host`, no `X-Forwarded-*`, no `X-Request-Id`
+ * (the owner makes its own), no header a node sets (FORWARDED_HEADER and
+ * FORWARDING_REQUEST_ID_HEADER are set here). `Content-Length` is set from the body read.
+ */
+const REQUEST_HEADERS = [
+  'authorization',
+  'content-type',
+  'content-encoding',
+  'accept',
+  'last-event-id',
+  'traceparent',
+  'tracestate',
+  'baggage',
+] as const;
 
-// Connection-level headers, which belong to one hop only (RFC 9110 section 7.6.1).
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-  'content-length',
-]);
+/**
+ * The owner's headers relayed to the client: what the API's answers carry (spec sections 8 and
+ * 9). This node's own headers (`X-Request-Id`, `Cache-Control`, `X-Content-Type-Options`) are
+ * sent as they are for any answer; nothing else of the owner's is (no `Set-Cookie`, no
+ * connection-level header).
+ */
+const RESPONSE_HEADERS = ['content-type', 'idempotent-replayed', 'retry-after', 'www-authenticate', 'allow'] as const;
 
 // Leaves room, within the 2 s a client waits at most for an owner that does not answer, for the
 // lease check that answers the request here.
 const FORWARD_TIMEOUT_MS = 1_500;
 
 type Forwarded = { status: number; headers: IncomingHttpHeaders; body: Buffer };
+type Target = { protocol: string; hostname: string; port: string; basePath: string };
 
 /**
  * Several nodes on PostgreSQL: a request for a session that another live node owns is forwarded
- * to it, once, and its answer relayed unchanged (status, body and headers). When the owner does
+ * to it, once, and its answer relayed (status, body and the headers of {@link RESPONSE_HEADERS}).
+ * It goes to the owner's advertised URL (`PN_NODE_URL`) with the request's path and query, never
+ * anywhere the request names (a request target that is not a path was refused before this hook,
+ * by RequestObserver), with the client's headers of {@link REQUEST_HEADERS} only. When the owner does
  * not answer in time the request is answered here, where the library refuses it with
  * `owner_unavailable` (and `Retry-After`) while the owner's lease lasts, or takes the session
  * over once it has expired. Which routes are forwarded is declared beside each route
@@ -47,6 +62,7 @@ export class OwnerForwarding implements OnModuleDestroy {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   private readonly timeoutMs: number;
   private readonly warned = new Map<string, number>();
+  private readonly targets = new Map<string, Target>();
 
   constructor(
     private readonly service: ProcessNotificationsService,
@@ -87,35 +103,49 @@ export class OwnerForwarding implements OnModuleDestroy {
     }
     keepBody(request.raw, body);
     if (body === BODY_TOO_LARGE) return;
-    const answer = await this.forward(request.raw, request.id, owner.url, body).catch((error: unknown) => {
+    const answer = await this.forward(request, owner.url, body).catch((error: unknown) => {
       this.warnOnce(owner.nodeId, `node ${owner.nodeId} at ${owner.url} did not answer: ${(error as Error).message}`);
       return undefined;
     });
     if (!answer) return;
-    // Relayed as it came: the owner's status, headers (its own one-hop headers aside) and bytes.
+    // This node's own headers (its request id, no-store, nosniff), then the owner's status, the
+    // headers of the closed list, and bytes.
     reply.hijack();
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.raw.setHeader(name, value);
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    for (const name of RESPONSE_HEADERS) {
+      const value = answer.headers[name];
+      if (value !== undefined) reply.raw.setHeader(name, value);
     }
     reply.raw.statusCode = answer.status;
     reply.raw.end(answer.body);
   }
 
-  private forward(request: IncomingMessage, requestId: string, base: string, body: Buffer): Promise<Forwarded> {
+  private forward(request: FastifyRequest, base: string, body: Buffer): Promise<Forwarded> {
+    const given = request.raw.headers;
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const name of REQUEST_HEADERS) {
+      const value = given[name];
+      if (value !== undefined) headers[name] = value;
     }
     headers[FORWARDED_HEADER] = this.service.nodeId;
-    // The owner logs and echoes this node's request id, so both nodes' lines name one request.
-    headers['x-request-id'] = requestId;
+    // The owner logs this node's request id beside its own, so both nodes' lines name one request.
+    headers[FORWARDING_REQUEST_ID_HEADER] = request.id;
     // One trace across both nodes: the owner's spans are children of this node's (while tracing
     // runs; otherwise the client's traceparent was copied above and goes on unchanged).
     propagation.inject(context.active(), headers);
-    if (body.length > 0 || request.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
+    if (body.length > 0 || given['content-length'] !== undefined) headers['content-length'] = String(body.length);
+    const target = this.targetOf(base);
     return new Promise((resolve, reject) => {
-      const upstream = httpRequest(new URL(request.url ?? '/', base), {
-        method: request.method,
+      const upstream = httpRequest({
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        // The owner's base path and the request's path and query, joined as text: the path is
+        // never resolved against the base (a target `//host/...` would name another host).
+        path: `${target.basePath}${request.raw.url ?? '/'}`,
+        method: request.raw.method,
         headers,
         agent: this.agent,
         timeout: this.timeoutMs,
@@ -131,6 +161,24 @@ export class OwnerForwarding implements OnModuleDestroy {
       });
       upstream.end(body);
     });
+  }
+
+  // Parsed once per owner URL (nodes advertise theirs, and there are few).
+  private targetOf(base: string): Target {
+    let target = this.targets.get(base);
+    if (!target) {
+      const url = new URL(base);
+      target = {
+        protocol: url.protocol,
+        // An IPv6 address without its brackets, as http.request takes it.
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port,
+        basePath: url.pathname.replace(/\/+$/, ''),
+      };
+      if (this.targets.size >= 1024) this.targets.clear();
+      this.targets.set(base, target);
+    }
+    return target;
   }
 
   // A dead owner fails every request until its lease ends: one line per node and minute.

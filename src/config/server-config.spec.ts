@@ -11,12 +11,14 @@ describe('serverConfigFromEnv', () => {
       loopCapacity: 64,
       maxLoopsPerSession: 1000,
       maxStreamsPerSession: 16,
+      maxAdminStreams: 64,
       journalTimeoutMs: 5000,
       retentionDays: 30,
       logLevel: 'info',
       leaseTtlMs: 10000,
       sseKeepAliveMs: 15000,
       console: true,
+      apiDocs: false,
     });
     expect(serverConfigFromEnv({}).adminToken).not.toBe(config.adminToken);
   });
@@ -31,12 +33,14 @@ describe('serverConfigFromEnv', () => {
         PN_LOOP_CAPACITY: '5',
         PN_MAX_LOOPS_PER_SESSION: '7',
         PN_MAX_STREAMS_PER_SESSION: '2',
+        PN_MAX_ADMIN_STREAMS: '3',
         PN_JOURNAL_TIMEOUT_MS: '1500',
         PN_RETENTION_DAYS: '7',
         PN_LOG_LEVEL: 'debug',
         PN_NODE_URL: 'http://10.0.0.7:8080/',
         PN_LEASE_TTL_MS: '2500',
         PN_CONSOLE: 'off',
+        PN_API_DOCS: 'on',
       }),
     ).toEqual({
       port: 8080,
@@ -46,6 +50,7 @@ describe('serverConfigFromEnv', () => {
       loopCapacity: 5,
       maxLoopsPerSession: 7,
       maxStreamsPerSession: 2,
+      maxAdminStreams: 3,
       journalTimeoutMs: 1500,
       retentionDays: 7,
       logLevel: 'debug',
@@ -53,6 +58,7 @@ describe('serverConfigFromEnv', () => {
       leaseTtlMs: 2500,
       sseKeepAliveMs: 15000,
       console: false,
+      apiDocs: true,
     });
     expect(serverConfigFromEnv({ PORT: '', PN_DATABASE_URL: '', PN_ADMIN_TOKEN: '', PN_LOOP_CAPACITY: '' })).toMatchObject({
       port: 3000,
@@ -88,6 +94,9 @@ describe('serverConfigFromEnv', () => {
     ['PN_NODE_URL', 'http://node-2/?x=1'],
     ['PN_CONSOLE', 'no'],
     ['PN_CONSOLE', 'OFF'],
+    ['PN_MAX_ADMIN_STREAMS', '0'],
+    ['PN_API_DOCS', 'yes'],
+    ['PN_API_DOCS', 'ON'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => serverConfigFromEnv({ [name]: value })).toThrow(name);
   });

@@ -26,8 +26,14 @@ export interface ServerConfig {
   readonly loopCapacity: number;
   /** @default 1000 */
   readonly maxLoopsPerSession: number;
-  /** Open event streams one session may have at once. @default 16 */
+  /** Open event streams one session may have at once with its own token. @default 16 */
   readonly maxStreamsPerSession: number;
+  /**
+   * Open event streams the admin token (the console) may have at once on this node, over every
+   * session; counted apart from each session's own, so an operator's tabs never take a session's
+   * clients' places. @default 64
+   */
+  readonly maxAdminStreams: number;
   /** Deadline of one journal call; a database that does not answer in time answers 503. @default 5000 */
   readonly journalTimeoutMs: number;
   /** Days a consumed notification's or lifecycle record's payload is kept. @default 30 */
@@ -45,6 +51,8 @@ export interface ServerConfig {
   readonly sseKeepAliveMs: number;
   /** Whether `/console` serves the web console (PN_CONSOLE=off turns it off; the API stays). @default true */
   readonly console: boolean;
+  /** Whether `/docs`, `/docs-json` and `/docs-yaml` serve the OpenAPI document (PN_API_DOCS=on). @default false */
+  readonly apiDocs: boolean;
 }
 
 /** pino's levels, lowest priority last, and `silent`. */
@@ -56,6 +64,9 @@ export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 
 /** Open event streams one session may have at once, unless PN_MAX_STREAMS_PER_SESSION says otherwise. */
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 16;
+
+/** Open event streams of the admin token on one node, unless PN_MAX_ADMIN_STREAMS says otherwise. */
+export const DEFAULT_MAX_ADMIN_STREAMS = 64;
 
 // Shortest admin token accepted: about 192 bits in base64.
 const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -93,11 +104,12 @@ function nodeUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
-function consoleOf(env: NodeJS.ProcessEnv): boolean {
-  const raw = env.PN_CONSOLE?.trim();
-  if (!raw || raw === 'on') return true;
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (raw === 'on') return true;
   if (raw === 'off') return false;
-  throw new Error(`PN_CONSOLE must be on or off, got "${raw}"`);
+  throw new Error(`${name} must be on or off, got "${raw}"`);
 }
 
 function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
@@ -111,8 +123,8 @@ function logLevelOf(env: NodeJS.ProcessEnv): LogLevelName {
 
 /**
  * Reads PORT, PN_DATABASE_URL, PN_ADMIN_TOKEN, PN_LOOP_CAPACITY, PN_MAX_LOOPS_PER_SESSION,
- * PN_MAX_STREAMS_PER_SESSION, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS, PN_LOG_LEVEL, PN_NODE_URL,
- * PN_LEASE_TTL_MS and PN_CONSOLE; empty means unset. Throws, with one
+ * PN_MAX_STREAMS_PER_SESSION, PN_MAX_ADMIN_STREAMS, PN_JOURNAL_TIMEOUT_MS, PN_RETENTION_DAYS,
+ * PN_LOG_LEVEL, PN_NODE_URL, PN_LEASE_TTL_MS, PN_CONSOLE and PN_API_DOCS; empty means unset. Throws, with one
  * line naming the setting, on a value that is not usable, so a misconfigured server never starts.
  */
 export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -125,12 +137,15 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Serve
     loopCapacity: integer(env, 'PN_LOOP_CAPACITY', DEFAULT_LOOP_CAPACITY, 1, 1_000_000),
     maxLoopsPerSession: integer(env, 'PN_MAX_LOOPS_PER_SESSION', DEFAULT_MAX_LOOPS_PER_SESSION, 1, 1_000_000),
     maxStreamsPerSession: integer(env, 'PN_MAX_STREAMS_PER_SESSION', DEFAULT_MAX_STREAMS_PER_SESSION, 1, 10_000),
+    maxAdminStreams: integer(env, 'PN_MAX_ADMIN_STREAMS', DEFAULT_MAX_ADMIN_STREAMS, 1, 10_000),
     journalTimeoutMs: integer(env, 'PN_JOURNAL_TIMEOUT_MS', DEFAULT_JOURNAL_TIMEOUT_MS, 100, 600_000),
     retentionDays: integer(env, 'PN_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 1, 36_500),
     logLevel: logLevelOf(env),
     nodeUrl: nodeUrlOf(env),
     leaseTtlMs: integer(env, 'PN_LEASE_TTL_MS', DEFAULT_LEASE_TTL_MS, 1000, 3_600_000),
     sseKeepAliveMs: DEFAULT_SSE_KEEP_ALIVE_MS,
-    console: consoleOf(env),
+    console: onOff(env, 'PN_CONSOLE', true),
+    // Off unless asked for: the document maps every route for whoever can reach the server.
+    apiDocs: onOff(env, 'PN_API_DOCS', false),
   };
 }

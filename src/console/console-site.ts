@@ -45,7 +45,11 @@ export function defaultConsoleRoot(): string | undefined {
   return [resolve(here, '../../console'), resolve(here, '../../dist/console')].find((root) => existsSync(join(root, 'index.html')));
 }
 
-function withSecurityHeaders(reply: FastifyReply): FastifyReply {
+/**
+ * Sets the console's security headers (its Content-Security-Policy, no framing, no sniffing, no
+ * referrer) on `reply`; the OpenAPI pages get them too (`installApiDocs`).
+ */
+export function withSecurityHeaders(reply: FastifyReply): FastifyReply {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
   return reply;
 }

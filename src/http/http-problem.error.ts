@@ -1,6 +1,8 @@
 /** Codes of the failures the HTTP layer detects itself (the library's errors carry their own). */
 export type HttpProblemCode =
   | 'invalid_json'
+  // A request target that is not a path (absolute-form `http://host/...`, or `*`).
+  | 'invalid_request_target'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'

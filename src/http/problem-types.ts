@@ -9,6 +9,7 @@ import type { HttpProblemCode } from './http-problem.error.js';
 export const PROBLEM_TYPES = {
   invalid_json: { status: 400, title: 'Body is not valid JSON' },
   invalid_field: { status: 400, title: 'Invalid field' },
+  invalid_request_target: { status: 400, title: 'Invalid request target' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   owner_mismatch: { status: 403, title: 'Owner mismatch' },

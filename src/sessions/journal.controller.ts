@@ -5,6 +5,7 @@ import { map, type Observable } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { ApiProblems, AUTH_PROBLEMS } from '../http/api-problems.decorator.js';
 import { IntegerPipe } from '../http/integer.pipe.js';
+import { RequestPrincipal, type Principal } from '../http/principal.js';
 import { RequestHeader } from '../http/request-header.decorator.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { JournalPageDto } from './dto/journal-page.dto.js';
@@ -72,11 +73,13 @@ export class JournalController {
   async events(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @RequestHeader('last-event-id', sequence('last_event_id')) after: number,
+    @RequestPrincipal() principal: Principal,
   ): Promise<Observable<MessageEvent>> {
     // Throws session_not_found while a problem document can still be sent; any node serves it.
     await this.service.requireSession(sessionId);
     const records = this.stream
-      .recordsAfter(sessionId, after)
+      // The console's streams (admin token) have a bound of their own.
+      .recordsAfter(sessionId, after, principal.kind === 'admin')
       .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
     return withKeepAlive(records, this.config.sseKeepAliveMs);
   }

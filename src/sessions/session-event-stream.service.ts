@@ -16,8 +16,11 @@ const CATCH_UP_PAGE = 500;
 export class SessionEventStream implements OnModuleDestroy {
   // Replays, so a stream opened after shutdown began ends at once too.
   private readonly shutdown$ = new ReplaySubject<void>(1);
-  // Open streams by session, so one session cannot hold every socket and subscription.
+  // Open streams of session tokens by session, so one session cannot hold every socket and
+  // subscription; the admin token's (the console's) are counted apart, over all sessions, so an
+  // operator's tabs never take a session's own clients' places.
   private readonly open = new Map<string, number>();
+  private adminOpen = 0;
 
   constructor(
     private readonly service: ProcessNotificationsService,
@@ -26,17 +29,21 @@ export class SessionEventStream implements OnModuleDestroy {
 
   /**
    * Records of `sessionId` with a sequence above `after`, in order; completes at shutdown.
-   * Throws `stream_limit_reached` when the session already has its most open streams.
+   * Throws `stream_limit_reached` when the session already has its most open streams (`admin`:
+   * when the admin token already has its most open streams on this node).
    */
-  recordsAfter(sessionId: string, after: number): Observable<JournalRecordView> {
-    if ((this.open.get(sessionId) ?? 0) >= this.config.maxStreamsPerSession) {
+  recordsAfter(sessionId: string, after: number, admin = false): Observable<JournalRecordView> {
+    if (admin ? this.adminOpen >= this.config.maxAdminStreams : (this.open.get(sessionId) ?? 0) >= this.config.maxStreamsPerSession) {
       throw new HttpProblemError(
         'stream_limit_reached',
-        `The session already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
+        admin
+          ? `The admin token already has ${this.config.maxAdminStreams} open event streams on this node; close one first.`
+          : `The session already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
       );
     }
     return new Observable<JournalRecordView>((subscriber) => {
-      this.open.set(sessionId, (this.open.get(sessionId) ?? 0) + 1);
+      if (admin) this.adminOpen += 1;
+      else this.open.set(sessionId, (this.open.get(sessionId) ?? 0) + 1);
       let last = after;
       let reading = false;
       let readAgain = false;
@@ -73,6 +80,10 @@ export class SessionEventStream implements OnModuleDestroy {
       read().catch(fail);
       return () => {
         hints.unsubscribe();
+        if (admin) {
+          this.adminOpen -= 1;
+          return;
+        }
         const left = (this.open.get(sessionId) ?? 1) - 1;
         if (left > 0) this.open.set(sessionId, left);
         else this.open.delete(sessionId);

@@ -69,4 +69,77 @@ describeOnPostgres('no stale answers after a heal (real processes)', () => {
       old.signal('SIGCONT');
     }
   }, 90_000);
+
+  it('re-reads every lease it held before trusting its memory again: frozen past its TTL, sent nothing, resumed, its heartbeats run, then every read shows the new state', async () => {
+    // The test above reads through the old owner at once after SIGCONT, before its first late
+    // heartbeat completes, so the lease check of each request keeps it fresh. Here nothing reaches
+    // the old owner until its heartbeat has run: only its re-reading of the leases it held
+    // (SessionLeases.revalidate) can tell it that it lost the session.
+    const cluster = (t.cluster = await Cluster.start(2, t.databaseUrl, { PN_LEASE_TTL_MS: String(TTL_MS) }));
+    const db = (t.db = await connectSchema(t.databaseUrl));
+    const [old, other] = cluster.nodes as [ServerProcess, ServerProcess];
+    const session = await cluster.openSession(old, old);
+    const before: string[] = [];
+    for (let i = 0; i < 3; i++) before.push((await cluster.deliver(session, () => old)).commandId);
+    expect(idsOf(await pendingVia(old, session))).toEqual(before);
+    expect(await cluster.ownerOf(db, session.sessionId)).toBe(old);
+    const nodeRow = async (): Promise<{ expired: boolean; heartbeat: string }> => {
+      const [row] = (await db.query(
+        `SELECT expires_at < now() AS expired, to_char(heartbeat_at, 'YYYY-MM-DD HH24:MI:SS.US') AS heartbeat FROM pn_nodes WHERE url = $1`,
+        [old.url],
+      )) as Array<{ expired: boolean; heartbeat: string }>;
+      return row!;
+    };
+
+    old.signal('SIGSTOP');
+    try {
+      // Nothing is sent to any node until the frozen node's lease has expired: no request can
+      // reach it, not even one forwarded by another node.
+      await until(async () => (await nodeRow()).expired, 'the frozen node’s lease to expire');
+      const consumed = await cluster.retrying(() =>
+        cluster.call(
+          other,
+          'POST',
+          `/v1/sessions/${session.sessionId}/loops/${session.loopId}/process-notifications/${before[0]}/consume`,
+          session.token,
+          {},
+        ),
+      );
+      expect(consumed.status).toBe(200);
+      const accepted = await cluster.deliver(session, () => other);
+      expect(accepted.answer.status).toBe(202);
+      expect(await cluster.ownerOf(db, session.sessionId)).toBe(other);
+      const now = [...before.slice(1), accepted.commandId];
+      expect(idsOf(await pendingVia(other, session))).toEqual(now);
+
+      // Resumed, and still sent nothing while three of its heartbeats land: the first is late and
+      // re-reads the leases; by the third, that re-reading has finished.
+      const frozenAt = (await nodeRow()).heartbeat;
+      old.signal('SIGCONT');
+      const beats = new Set<string>();
+      await until(async () => {
+        const { heartbeat } = await nodeRow();
+        if (heartbeat !== frozenAt) beats.add(heartbeat);
+        return beats.size >= 3;
+      }, 'three heartbeats of the resumed node');
+
+      for (let i = 0; i < 20; i++) {
+        const answer = await pendingVia(old, session);
+        expect(answer.status).toBe(200);
+        expect(idsOf(answer)).toEqual(now);
+      }
+      expect(await cluster.ownerOf(db, session.sessionId)).toBe(other);
+    } finally {
+      old.signal('SIGCONT');
+    }
+  }, 90_000);
 });
+
+/** Waits until `condition` holds, checking again every 50 ms. */
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

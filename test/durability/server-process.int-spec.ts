@@ -105,7 +105,7 @@ describe('the server process', () => {
         .filter(Boolean)
         .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-    it('are JSON lines, one per request with method, route, status, duration and the request id; no token or body', async () => {
+    it('are JSON lines, one per request with method, route, status, duration and the request id (the server’s own; a client’s apart); no token or body', async () => {
       const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('journal.db')}` });
       try {
         const admin = { Authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
@@ -127,14 +127,16 @@ describe('the server process', () => {
         expect(undecodable.headers['x-request-id']).toBe('client-id-bad-url');
 
         await server.waitForOutput(new RegExp(`"request_id":"${generatedId}"`));
-        await server.waitForOutput(/"request_id":"client-id-bad-url"/);
+        await server.waitForOutput(/"client_request_id":"client-id-bad-url"/);
         const logged = lines(server.output);
-        expect(logged.find((line) => line.request_id === 'client-id-42')).toEqual({
+        // A client's id is echoed, and logged apart from the server's own (issue 36).
+        expect(logged.find((line) => line.client_request_id === 'client-id-42')).toEqual({
           level: 'info',
           time: expect.any(String),
           pid: expect.any(Number),
           hostname: expect.any(String),
-          request_id: 'client-id-42',
+          request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          client_request_id: 'client-id-42',
           method: 'POST',
           route: '/v1/sessions',
           status: 201,
@@ -146,7 +148,7 @@ describe('the server process', () => {
           route: '/v1/sessions/:sid/process-completions',
           status: 202,
         });
-        expect(logged.find((line) => line.request_id === 'client-id-bad-url')).toMatchObject({
+        expect(logged.find((line) => line.client_request_id === 'client-id-bad-url')).toMatchObject({
           method: 'GET',
           route: 'unmatched',
           status: 400,

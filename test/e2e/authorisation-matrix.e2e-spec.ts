@@ -95,7 +95,7 @@ const ALLOWED: readonly Credential[] = ['the own token', 'the admin token'];
 describe('REST API v1: authorisation on every route that takes a session (§8)', () => {
   let t: HttpTestApp;
   beforeAll(async () => {
-    t = await createHttpTestApp();
+    t = await createHttpTestApp({ apiDocs: true });
   });
   afterAll(() => t.close());
 

@@ -12,7 +12,7 @@ import {
 describe('REST API v1: the happy path', () => {
   let t: HttpTestApp;
   beforeEach(async () => {
-    t = await createHttpTestApp();
+    t = await createHttpTestApp({ apiDocs: true });
   });
   afterEach(() => t.close());
 

@@ -5,6 +5,7 @@ import { createHttpTestApp, type HttpTestApp } from './support/http-test-app.js'
 const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   invalid_json: 400,
   invalid_field: 400,
+  invalid_request_target: 400,
   unauthorized: 401,
   forbidden: 403,
   owner_mismatch: 403,
@@ -74,7 +75,7 @@ describe('OpenAPI document at /docs-json', () => {
   let t: HttpTestApp;
   let doc: Document;
   beforeAll(async () => {
-    t = await createHttpTestApp();
+    t = await createHttpTestApp({ apiDocs: true });
     doc = (await t.http.get('/docs-json').expect(200)).body as Document;
   });
   afterAll(() => t.close());

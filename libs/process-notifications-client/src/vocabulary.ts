@@ -77,6 +77,7 @@ export type ProblemDisposition = (typeof PROBLEM_DISPOSITIONS)[number];
 export const PROBLEM_CODES = [
   'invalid_json',
   'invalid_field',
+  'invalid_request_target',
   'unauthorized',
   'forbidden',
   'owner_mismatch',

@@ -52,4 +52,12 @@ export interface ProcessNotificationsModuleOptions {
    * @default 10000
    */
   sessionCacheSize?: number;
+  /**
+   * Key of the HMAC that seals the admin lists' cursors, so that a cursor edited and encoded again
+   * is refused (`ValidationError`, field `cursor`). Nodes that share one database must share it:
+   * a client may pass a cursor one node gave out to another. The server derives it from its admin
+   * token.
+   * @default a random key of this process's own
+   */
+  cursorSecret?: string;
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
@@ -31,9 +32,6 @@ export const DEFAULT_STALE_SECONDS = 300;
 
 type Row = Record<string, unknown>;
 
-const SESSIONS = new PageCursor('sessions', 1);
-const LOOPS = new PageCursor('loops', 2);
-
 /**
  * The operator's read API across sessions (spec section 12.1): sessions, loops, where a
  * notification went, and the nodes. Everything is read from the database (the counts that
@@ -45,6 +43,8 @@ const LOOPS = new PageCursor('loops', 2);
 export class AdminQueries {
   private readonly capacity: number;
   private readonly p: (index: number) => string;
+  private readonly sessionsCursor: PageCursor;
+  private readonly loopsCursor: PageCursor;
 
   constructor(
     private readonly reader: JournalWriter,
@@ -54,13 +54,17 @@ export class AdminQueries {
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
     this.capacity = options.loopCapacity ?? DEFAULT_LOOP_CAPACITY;
+    // Without a key of the embedder's, one of this process's own: its cursors work on it alone.
+    const key = options.cursorSecret === undefined ? randomBytes(32) : Buffer.from(options.cursorSecret);
+    this.sessionsCursor = new PageCursor('sessions', 1, key);
+    this.loopsCursor = new PageCursor('loops', 2, key);
     this.p = (index) => dataSource.driver.createParameter(`p${index}`, index);
   }
 
   /** Sessions, newest first, with their loop counts, unconsumed total and last sequence. */
   sessions(request: AdminPageRequest = {}): Promise<AdminPage<AdminSessionView>> {
     const limit = pageLimit(request.limit);
-    const after = request.cursor === undefined ? undefined : SESSIONS.decode(request.cursor);
+    const after = request.cursor === undefined ? undefined : this.sessionsCursor.decode(request.cursor);
     const p = this.p;
     const parameters: unknown[] = after ? [...after, limit + 1] : [limit + 1];
     const sql = `SELECT s.session_id, s.created_at, s.last_sequence, COUNT(l.loop_id) AS loops,
@@ -77,7 +81,7 @@ export class AdminQueries {
       sql,
       parameters,
       limit,
-      SESSIONS,
+      this.sessionsCursor,
       (row) => [String(row.created_at), String(row.session_id)],
       (row) => ({
         sessionId: String(row.session_id),
@@ -100,7 +104,7 @@ export class AdminQueries {
       throw new ValidationError('older_than_s', 'older_than_s must be an integer of at least 1');
     }
     const sessionId = query.sessionId === undefined ? undefined : requireCanonicalUuid(query.sessionId, 'session_id');
-    const after = query.cursor === undefined ? undefined : LOOPS.decode(query.cursor);
+    const after = query.cursor === undefined ? undefined : this.loopsCursor.decode(query.cursor);
 
     const conditions: string[] = [];
     const parameters: unknown[] = [];
@@ -123,7 +127,7 @@ export class AdminQueries {
       sql,
       parameters,
       limit,
-      LOOPS,
+      this.loopsCursor,
       (row) => [String(row.created_at), String(row.session_id), String(row.loop_id)],
       (row) => ({
         sessionId: String(row.session_id),
