@@ -368,3 +368,15 @@ class TestNoServer:
             assert 0 <= notice.delay <= min(30.0, 0.25 * 2 ** (notice.attempt - 1))
         assert sum(waits) < 10.0
         assert waits == [notice.delay for notice in notices]
+
+    def test_the_loop_helpers_retry_their_reads_until_their_deadline_unless_told_not_to(self) -> None:
+        sid, lid = str(uuid.uuid4()), str(uuid.uuid4())
+        notices: list[RetryNotice] = []
+        with Client(f"http://127.0.0.1:{free_port()}", "token", retry=RetryPolicy(base_delay=0.05, max_delay=0.1)) as client:
+            with pytest.raises(NetworkError):
+                next(client.completions(sid, lid, retry=False))
+            # Retried as deliveries are, until the deadline ends the iteration quietly.
+            assert list(client.completions(sid, lid, deadline=0.3, on_retry=notices.append)) == []
+            assert notices and {notice.operation for notice in notices} == {"pending_notifications"}
+            with pytest.raises(CompletionTimeoutError):
+                client.wait_for_completion(sid, lid, command_id=str(uuid.uuid4()), timeout=None, deadline=0.3)

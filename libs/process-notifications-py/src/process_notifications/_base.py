@@ -197,6 +197,29 @@ class BaseClient:
 TRANSPORT_ERRORS = (httpx.TransportError, httpx.DecodingError)
 
 
+@dataclass(frozen=True)
+class LoopReads:
+    """How ``completions()`` reads: its retry (retry as deliveries do, unless told otherwise), the
+    deadline that ends it (absolute, on the policy's clock), and the caller's ``on_retry``."""
+
+    retry: bool | RetryPolicy
+    until: float | None
+    on_retry: OnRetry | None
+
+    @staticmethod
+    def of(retry: Retry, until: float | None, on_retry: OnRetry | None) -> LoopReads:
+        return LoopReads(True if retry is None else retry, until, on_retry)
+
+
+def wait_timeout(timeout: float | None, deadline: float | None) -> float | None:
+    """The one bound of ``wait_for_completion``: the sooner of ``timeout`` and ``deadline``."""
+    for name, value in (("timeout", timeout), ("deadline", deadline)):
+        if value is not None and not value >= 0:
+            raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
+    bounds = [value for value in (timeout, deadline) if value is not None]
+    return min(bounds) if bounds else None
+
+
 def check_after_sequence(after_sequence: int | None) -> None:
     if after_sequence is not None and (
         isinstance(after_sequence, bool) or not isinstance(after_sequence, int) or after_sequence < 0

@@ -17,11 +17,13 @@ from ._base import (
     BaseClient,
     Call,
     Calls,
+    LoopReads,
     OnRetry,
     Retry,
     check_after_sequence,
     completion_target,
     target_name,
+    wait_timeout,
 )
 from .errors import CompletionTimeoutError, NetworkError, ProblemError
 from .models import (
@@ -191,11 +193,12 @@ class AsyncClient(BaseClient):
         after_sequence: int | None = None,
         *,
         deadline: float | None = None,
+        retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> AsyncGenerator[CompletionUpdate, None]:
         """As :meth:`Client.completions`, an async iterator; cancelling the task ends it."""
         check_after_sequence(after_sequence)
-        updates = self._completions(session_id, loop_id, after_sequence, on_retry)
+        updates = self._completions(session_id, loop_id, after_sequence, LoopReads.of(retry, None, on_retry))
         return updates if deadline is None else _until(updates, deadline)
 
     async def wait_for_completion(
@@ -207,16 +210,18 @@ class AsyncClient(BaseClient):
         process_handle: str | None = None,
         timeout: float | None,
         wait_for_outcome: bool = True,
+        deadline: float | None = None,
+        retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> PendingNotification:
         """As :meth:`Client.wait_for_completion`."""
         matches = completion_target(command_id, process_handle)
-        if timeout is not None and not timeout >= 0:
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+        timeout = wait_timeout(timeout, deadline)
+        how = LoopReads.of(retry, None, on_retry)
         found: list[PendingNotification] = []
 
         async def wait() -> PendingNotification:
-            async with aclosing(self._completions(session_id, loop_id, None, on_retry)) as updates:
+            async with aclosing(self._completions(session_id, loop_id, None, how)) as updates:
                 async for item in updates:
                     if not matches(item.notification):
                         continue
@@ -269,28 +274,28 @@ class AsyncClient(BaseClient):
 
     # -- the loop's side: the only place that knows which routes completions() reads -------------
 
-    async def _pending_view(self, session_id: str, loop_id: str, on_retry: OnRetry | None) -> dict[str, PendingNotification]:
-        pending = await self._send(Calls.pending_notifications(session_id, loop_id), None, True, on_retry)
+    async def _pending_view(self, session_id: str, loop_id: str, how: LoopReads) -> dict[str, PendingNotification]:
+        pending = await self._send(Calls.pending_notifications(session_id, loop_id), None, how.retry, how.on_retry)
         return {notification.command_id: notification for notification in pending}
 
-    async def _catch_up(self, session_id: str, after: int, on_retry: OnRetry | None) -> tuple[list[JournalRecord], int]:
+    async def _catch_up(self, session_id: str, after: int, how: LoopReads) -> tuple[list[JournalRecord], int]:
         """The journal after ``after``, whole, in pages; and the position after it."""
         window: list[JournalRecord] = []
         while True:
-            page = await self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, True, on_retry)
+            page = await self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, how.retry, how.on_retry)
             window.extend(page.records)
             after = page.next_after
             if len(page.records) < CATCH_UP_PAGE:
                 return window, after
 
-    def _follow(self, session_id: str, after: int, on_retry: OnRetry | None) -> AsyncGenerator[JournalRecord, None]:
-        return self._events(session_id, str(after), self.retry_policy, on_retry)
+    def _follow(self, session_id: str, after: int, how: LoopReads) -> AsyncGenerator[JournalRecord, None]:
+        return self._events(session_id, str(after), self._policy(how.retry, True), how.on_retry)
 
     async def _completions(
-        self, session_id: str, loop_id: str, after_sequence: int | None, on_retry: OnRetry | None
+        self, session_id: str, loop_id: str, after_sequence: int | None, how: LoopReads
     ) -> AsyncGenerator[CompletionUpdate, None]:
         tracker = CompletionTracker(loop_id.lower())
-        pending = list((await self._pending_view(session_id, loop_id, on_retry)).values())
+        pending = list((await self._pending_view(session_id, loop_id, how)).values())
         for notification in pending:
             if after_sequence is not None and notification.sequence <= after_sequence:
                 tracker.already_delivered(notification)
@@ -299,7 +304,7 @@ class AsyncClient(BaseClient):
         # Catch up from the newest notification the view showed: what was journaled since is read
         # whole, so a notification consumed in the meantime is not yielded as new.
         start = after_sequence if after_sequence is not None else max([0, *(n.sequence for n in pending)])
-        window, position = await self._catch_up(session_id, start, on_retry)
+        window, position = await self._catch_up(session_id, start, how)
         consumed = {r.cause_command_id for r in window if r.kind == "process_notification_consumed" and r.cause_command_id}
         view: dict[str, PendingNotification] | None = None
         for record in window:
@@ -311,11 +316,11 @@ class AsyncClient(BaseClient):
                 continue
             # The view knows an outcome journaled before the window; read it once for the window.
             if view is None:
-                view = await self._pending_view(session_id, loop_id, on_retry)
+                view = await self._pending_view(session_id, loop_id, how)
             command_id = found.payload["command_id"]
             entry = view.get(command_id)
             yield tracker.yield_new(entry or notification_from_record(found, tracker.early_outcome(command_id)))
-        async with aclosing(self._follow(session_id, position, on_retry)) as records:
+        async with aclosing(self._follow(session_id, position, how)) as records:
             async for record in records:
                 update = tracker.outcome_update(record)
                 if update is not None:
@@ -326,7 +331,7 @@ class AsyncClient(BaseClient):
                 command_id = found.payload["command_id"]
                 early = tracker.early_outcome(command_id)
                 # An outcome journaled before this stream began is in the pending view, if anywhere.
-                entry = None if early is not None else (await self._pending_view(session_id, loop_id, on_retry)).get(command_id)
+                entry = None if early is not None else (await self._pending_view(session_id, loop_id, how)).get(command_id)
                 yield tracker.yield_new(entry or notification_from_record(found, early))
 
     async def _events(

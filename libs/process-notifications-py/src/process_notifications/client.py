@@ -15,11 +15,13 @@ from ._base import (
     BaseClient,
     Call,
     Calls,
+    LoopReads,
     OnRetry,
     Retry,
     check_after_sequence,
     completion_target,
     target_name,
+    wait_timeout,
 )
 from .errors import CompletionTimeoutError, NetworkError, ProblemError
 from .models import (
@@ -207,6 +209,7 @@ class Client(BaseClient):
         after_sequence: int | None = None,
         *,
         deadline: float | None = None,
+        retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> Generator[CompletionUpdate, None, None]:
         """The loop's completions (spec section 14): first the notifications pending now, in
@@ -214,11 +217,12 @@ class Client(BaseClient):
         ``inbox_full`` included), each once as ``update == "new"``, across reconnects; a
         notification whose outcome record is journaled after it comes once more as
         ``update == "outcome"``. ``after_sequence`` resumes: only notifications journaled after
-        it are new. Its reads retry as deliveries do. It ends when the caller stops iterating
-        (or closes it), or quietly at ``deadline`` seconds."""
+        it are new. Its reads retry as deliveries do (``retry=False``: they fail fast, and a dropped
+        stream raises; a policy: with it). It ends when the caller stops iterating (or closes it),
+        or quietly at ``deadline`` seconds."""
         check_after_sequence(after_sequence)
         until = None if deadline is None else self.retry_policy.now() + deadline
-        return self._completions(session_id, loop_id, after_sequence, until, on_retry)
+        return self._completions(session_id, loop_id, after_sequence, LoopReads.of(retry, until, on_retry))
 
     def wait_for_completion(
         self,
@@ -229,6 +233,8 @@ class Client(BaseClient):
         process_handle: str | None = None,
         timeout: float | None,
         wait_for_outcome: bool = True,
+        deadline: float | None = None,
+        retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> PendingNotification:
         """Waits for one notification of the loop, by ``command_id`` or by ``process_handle``
@@ -237,13 +243,13 @@ class Client(BaseClient):
         are known (at once, without the outcome, when ``wait_for_outcome`` is False), or at the
         timeout with ``outcome`` ``None`` if only the notification came; raises
         :class:`CompletionTimeoutError` (a ``TimeoutError``) when no notification came. One
-        journaled before the call is found, not waited for."""
+        journaled before the call is found, not waited for. ``deadline``, when given, bounds the
+        wait as ``timeout`` does (the sooner of the two); ``retry`` is ``completions()``'s."""
         matches = completion_target(command_id, process_handle)
-        if timeout is not None and not timeout >= 0:
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+        timeout = wait_timeout(timeout, deadline)
         until = None if timeout is None else self.retry_policy.now() + timeout
         found: PendingNotification | None = None
-        updates = self._completions(session_id, loop_id, None, until, on_retry)
+        updates = self._completions(session_id, loop_id, None, LoopReads.of(retry, until, on_retry))
         try:
             for item in updates:
                 if not matches(item.notification):
@@ -295,29 +301,29 @@ class Client(BaseClient):
 
     # -- the loop's side: the only place that knows which routes completions() reads -------------
 
-    def _pending_view(self, session_id: str, loop_id: str, until: float | None, on_retry: OnRetry | None) -> dict[str, PendingNotification]:
-        pending = self._send(Calls.pending_notifications(session_id, loop_id), None, True, on_retry, until)
+    def _pending_view(self, session_id: str, loop_id: str, how: LoopReads) -> dict[str, PendingNotification]:
+        pending = self._send(Calls.pending_notifications(session_id, loop_id), None, how.retry, how.on_retry, how.until)
         return {notification.command_id: notification for notification in pending}
 
-    def _catch_up(self, session_id: str, after: int, until: float | None, on_retry: OnRetry | None) -> tuple[list[JournalRecord], int]:
+    def _catch_up(self, session_id: str, after: int, how: LoopReads) -> tuple[list[JournalRecord], int]:
         """The journal after ``after``, whole, in pages; and the position after it."""
         window: list[JournalRecord] = []
         while True:
-            page = self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, True, on_retry, until)
+            page = self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, how.retry, how.on_retry, how.until)
             window.extend(page.records)
             after = page.next_after
             if len(page.records) < CATCH_UP_PAGE:
                 return window, after
 
-    def _follow(self, session_id: str, after: int, until: float | None, on_retry: OnRetry | None) -> Generator[JournalRecord, None, None]:
-        return self._events(session_id, str(after), self.retry_policy, until, on_retry)
+    def _follow(self, session_id: str, after: int, how: LoopReads) -> Generator[JournalRecord, None, None]:
+        return self._events(session_id, str(after), self._policy(how.retry, True), how.until, how.on_retry)
 
     def _completions(
-        self, session_id: str, loop_id: str, after_sequence: int | None, until: float | None, on_retry: OnRetry | None
+        self, session_id: str, loop_id: str, after_sequence: int | None, how: LoopReads
     ) -> Generator[CompletionUpdate, None, None]:
         tracker = CompletionTracker(loop_id.lower())
         try:
-            pending = list(self._pending_view(session_id, loop_id, until, on_retry).values())
+            pending = list(self._pending_view(session_id, loop_id, how).values())
             for notification in pending:
                 if after_sequence is not None and notification.sequence <= after_sequence:
                     tracker.already_delivered(notification)
@@ -326,7 +332,7 @@ class Client(BaseClient):
             # Catch up from the newest notification the view showed: what was journaled since is
             # read whole, so a notification consumed in the meantime is not yielded as new.
             start = after_sequence if after_sequence is not None else max([0, *(n.sequence for n in pending)])
-            window, position = self._catch_up(session_id, start, until, on_retry)
+            window, position = self._catch_up(session_id, start, how)
             consumed = {
                 r.cause_command_id for r in window if r.kind == "process_notification_consumed" and r.cause_command_id
             }
@@ -340,11 +346,11 @@ class Client(BaseClient):
                     continue
                 # The view knows an outcome journaled before the window; read it once for the window.
                 if view is None:
-                    view = self._pending_view(session_id, loop_id, until, on_retry)
+                    view = self._pending_view(session_id, loop_id, how)
                 command_id = found.payload["command_id"]
                 entry = view.get(command_id)
                 yield tracker.yield_new(entry or notification_from_record(found, tracker.early_outcome(command_id)))
-            for record in self._follow(session_id, position, until, on_retry):
+            for record in self._follow(session_id, position, how):
                 update = tracker.outcome_update(record)
                 if update is not None:
                     yield update
@@ -354,11 +360,11 @@ class Client(BaseClient):
                 command_id = found.payload["command_id"]
                 early = tracker.early_outcome(command_id)
                 # An outcome journaled before this stream began is in the pending view, if anywhere.
-                entry = None if early is not None else self._pending_view(session_id, loop_id, until, on_retry).get(command_id)
+                entry = None if early is not None else self._pending_view(session_id, loop_id, how).get(command_id)
                 yield tracker.yield_new(entry or notification_from_record(found, early))
         except (ProblemError, NetworkError) as error:
             # A retried read gave up at the deadline: the iteration ends, as at the deadline.
-            if until is not None and self.retry_policy.is_retryable(error):
+            if how.until is not None and self.retry_policy.is_retryable(error):
                 return
             raise
 
