@@ -111,7 +111,7 @@ async def test_wait_for_a_later_completion_and_its_outcome(aclient: AsyncClient,
     )
     await aclient.deliver_completion(sent)
     await aclient.publish_lifecycle(completed_record(sent, exit_code=0))
-    found = await waiting
+    found = await asyncio.wait_for(waiting, 90)
     assert found.command_id == sent["command_id"]
     assert found.outcome is not None and found.outcome.exit_code == 0
 
@@ -122,7 +122,7 @@ async def test_wait_for_completion_at_the_timeout(aclient: AsyncClient, loop: Lo
     found = await aclient.wait_for_completion(loop.session_id, loop.loop_id, command_id=sent["command_id"], timeout=1.0)
     assert (found.command_id, found.outcome) == (sent["command_id"], None)
     quick = await aclient.wait_for_completion(
-        loop.session_id, loop.loop_id, command_id=sent["command_id"], timeout=3600, wait_for_outcome=False
+        loop.session_id, loop.loop_id, command_id=sent["command_id"], timeout=60, wait_for_outcome=False
     )
     assert quick.command_id == sent["command_id"]
     with pytest.raises(TimeoutError) as raised:
@@ -162,19 +162,19 @@ async def test_completions_across_a_dropped_stream_until_cancelled(database: Pat
 
             task = asyncio.create_task(follow())
             for _ in range(2):
-                await taken.get()
+                await asyncio.wait_for(taken.get(), 60)
             third = notification(sid, lid)
             await client.deliver_completion(third)
-            await taken.get()
+            await asyncio.wait_for(taken.get(), 60)
             await client.publish_lifecycle(completed_record(third, exit_code=4))
-            await taken.get()
+            await asyncio.wait_for(taken.get(), 60)
             server.kill()
             server = ServerProcess(database, port)
             fourth = notification(sid, lid)
             await client.deliver_completion(fourth)
-            await taken.get()
+            await asyncio.wait_for(taken.get(), 60)
             await client.publish_lifecycle(completed_record(fourth, exit_code=5))
-            await taken.get()
+            await asyncio.wait_for(taken.get(), 60)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -211,7 +211,7 @@ async def test_journal_pages_and_events_resuming_after_last_event_id(aclient: As
     rest = await aclient.journal(loop.session_id, after=page.next_after)
     records = page.records + rest.records
     assert [r.idempotency_id for r in records] == [each["command_id"] for each in sent]
-    events = aclient.events(loop.session_id, last_event_id=records[1].sequence)
+    events = aclient.events(loop.session_id, last_event_id=records[1].sequence, deadline=60)
     try:
         streamed = [await events.__anext__(), await events.__anext__()]
     finally:

@@ -196,9 +196,9 @@ class TestWaitForCompletion:
     def test_does_not_wait_for_the_outcome_when_told_not_to(self, client: Client, loop: Loop) -> None:
         sent = notification(loop.session_id, loop.loop_id)
         client.deliver_completion(sent)
-        # A timeout no test waits out: it returns as soon as the notification is known.
+        # It returns as soon as the notification is known, long before the timeout.
         found = client.wait_for_completion(
-            loop.session_id, loop.loop_id, command_id=sent["command_id"], timeout=3600, wait_for_outcome=False
+            loop.session_id, loop.loop_id, command_id=sent["command_id"], timeout=60, wait_for_outcome=False
         )
         assert (found.command_id, found.outcome) == (sent["command_id"], None)
 
@@ -241,7 +241,8 @@ class TestCompletions:
                 client.deliver_completion(first)
                 client.publish_lifecycle(completed_record(first, exit_code=0))
                 client.deliver_completion(second)
-                updates = client.completions(sid, lid, on_retry=notices.append)
+                # A deadline no run reaches: a regression ends the iteration (and fails) instead of hanging.
+                updates = client.completions(sid, lid, deadline=120, on_retry=notices.append)
                 got = [next(updates), next(updates)]
                 # A later one, journaled while the iterator is between items, then its outcome.
                 third = notification(sid, lid, process_handle="third")
@@ -279,7 +280,7 @@ class TestCompletions:
         second = notification(loop.session_id, loop.loop_id)
         done = client.deliver_completion(first)
         client.deliver_completion(second)
-        updates = client.completions(loop.session_id, loop.loop_id, after_sequence=done.sequence)
+        updates = client.completions(loop.session_id, loop.loop_id, after_sequence=done.sequence, deadline=60)
         try:
             item = next(updates)
         finally:
@@ -292,7 +293,7 @@ class TestCompletions:
         kept = notification(loop.session_id, loop.loop_id)
         gone = notification(loop.session_id, loop.loop_id)
         client.deliver_completion(kept)
-        updates = client.completions(loop.session_id, loop.loop_id)
+        updates = client.completions(loop.session_id, loop.loop_id, deadline=60)
         try:
             assert next(updates).notification.command_id == kept["command_id"]
             client.deliver_completion(gone)
@@ -328,7 +329,7 @@ class TestConsumeAndJournal:
         assert page.next_after == records[1].sequence
         assert records[0].payload == sent[0]
         assert (records[0].kind, records[0].loop_id, records[0].cause_command_id) == ("process_notification", loop.loop_id, None)
-        events = client.events(loop.session_id, last_event_id=records[2].sequence)
+        events = client.events(loop.session_id, last_event_id=records[2].sequence, deadline=60)
         try:
             streamed = [next(events), next(events)]
         finally:
