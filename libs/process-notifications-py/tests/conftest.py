@@ -3,7 +3,9 @@ for every test, and clients of both kinds."""
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
+from types import FrameType
 from pathlib import Path
 from typing import AsyncIterator, Iterator
 
@@ -13,6 +15,25 @@ import pytest_asyncio
 from process_notifications import AsyncClient, Client
 
 from support import ADMIN_TOKEN, ServerProcess
+
+
+class Hung(Exception):
+    """A test ran past its watchdog: it failed by hanging."""
+
+
+@pytest.fixture(autouse=True)
+def watchdog() -> Iterator[None]:
+    """Fails a test that hangs (a wait that never ends) instead of stalling the run: SIGALRM
+    interrupts whatever the main thread blocks on."""
+
+    def expired(_signal: int, _frame: FrameType | None) -> None:
+        raise Hung("the test ran for more than 240 s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(240)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(scope="session")

@@ -241,8 +241,7 @@ class TestCompletions:
                 client.deliver_completion(first)
                 client.publish_lifecycle(completed_record(first, exit_code=0))
                 client.deliver_completion(second)
-                # A deadline no run reaches: a regression ends the iteration (and fails) instead of hanging.
-                updates = client.completions(sid, lid, deadline=120, on_retry=notices.append)
+                updates = client.completions(sid, lid, on_retry=notices.append)
                 got = [next(updates), next(updates)]
                 # A later one, journaled while the iterator is between items, then its outcome.
                 third = notification(sid, lid, process_handle="third")

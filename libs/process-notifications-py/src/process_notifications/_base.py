@@ -36,9 +36,11 @@ Retry: TypeAlias = bool | RetryPolicy | None
 
 # Journal records read per page while completions() catches up (the route's most).
 CATCH_UP_PAGE = 1000
-# A sync stream bounded by a deadline is reopened (resuming) once its read timeout would run this
-# many seconds past the deadline, so that a wait ends close to its timeout.
+# A sync stream bounded by a deadline is reopened (resuming) once a read could run past the
+# deadline by more than a twentieth of the stream's read timeout (at least a second), so that a
+# wait ends close to its timeout without reconnecting at every keep-alive.
 STREAM_SLACK = 1.0
+STREAM_SLACK_SHARE = 0.05
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import httpx
 from ._base import (
     CATCH_UP_PAGE,
     STREAM_SLACK,
+    STREAM_SLACK_SHARE,
     TRANSPORT_ERRORS,
     BaseClient,
     Call,
@@ -397,7 +398,8 @@ class Client(BaseClient):
                                 if remaining <= 0:
                                     return
                                 # This stream's reads may run past the deadline: reopen it, resuming.
-                                if read_timeout is not None and read_timeout - remaining > STREAM_SLACK:
+                                slack = max(STREAM_SLACK, STREAM_SLACK_SHARE * (read_timeout or 0.0))
+                                if read_timeout is not None and read_timeout - remaining > slack:
                                     reopen = True
                                     break
                 except TRANSPORT_ERRORS as error:
