@@ -237,3 +237,11 @@ async def test_a_closed_port_fails_fast_for_reads_and_within_its_deadline_for_de
             await client.deliver_completion(notification(str(uuid.uuid4()), str(uuid.uuid4())), deadline=10.0)
     assert len(notices) >= 2 and {notice.operation for notice in notices} == {"deliver_completion"}
     assert sum(waits) < 10.0
+
+
+async def test_events_and_completions_end_quietly_at_their_deadline(aclient: AsyncClient, loop: Loop) -> None:
+    sent = notification(loop.session_id, loop.loop_id)
+    delivered = await aclient.deliver_completion(sent)
+    assert [r.sequence async for r in aclient.events(loop.session_id, last_event_id=delivered.sequence, deadline=0.5)] == []
+    items = [item async for item in aclient.completions(loop.session_id, loop.loop_id, deadline=0.5)]
+    assert updates_of(items) == [(sent["command_id"], "new", None)]

@@ -380,3 +380,11 @@ class TestNoServer:
             assert notices and {notice.operation for notice in notices} == {"pending_notifications"}
             with pytest.raises(CompletionTimeoutError):
                 client.wait_for_completion(sid, lid, command_id=str(uuid.uuid4()), timeout=None, deadline=0.3)
+
+
+def test_events_and_completions_end_quietly_at_their_deadline(client: Client, loop: Loop) -> None:
+    sent = notification(loop.session_id, loop.loop_id)
+    delivered = client.deliver_completion(sent)
+    assert list(client.events(loop.session_id, last_event_id=delivered.sequence, deadline=0.5)) == []
+    items = list(client.completions(loop.session_id, loop.loop_id, deadline=0.5))
+    assert updates_of(items) == [(sent["command_id"], "new", None)]
