@@ -1,0 +1,54 @@
+"""A typed client (sync and async) of the process notifications REST API (v1), on ``httpx``.
+
+``Client`` and ``AsyncClient`` have the same arguments, calls and answers; the answers are
+frozen dataclasses whose attribute names are the wire's field names. An error answer raises
+:class:`ProblemError`, no answer at all :class:`NetworkError`; what the contract says to retry
+is retried with the identical body by a :class:`RetryPolicy`.
+"""
+
+from .async_client import AsyncClient
+from .client import Client
+from .errors import CompletionTimeoutError, NetworkError, ProblemError, ProcessNotificationsError
+from .models import (
+    CompletionDelivery,
+    CompletionNotificationBody,
+    CompletionUpdate,
+    Consumption,
+    JournalPage,
+    JournalRecord,
+    LifecyclePublication,
+    LifecycleRecordBody,
+    Loop,
+    PendingNotification,
+    ProcessOutcome,
+    Session,
+    SessionCreated,
+)
+from .retry import RetryNotice, RetryPolicy
+from .sse import ServerSentEvent, SseDecoder
+
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "CompletionDelivery",
+    "CompletionNotificationBody",
+    "CompletionTimeoutError",
+    "CompletionUpdate",
+    "Consumption",
+    "JournalPage",
+    "JournalRecord",
+    "LifecyclePublication",
+    "LifecycleRecordBody",
+    "Loop",
+    "NetworkError",
+    "PendingNotification",
+    "ProblemError",
+    "ProcessNotificationsError",
+    "ProcessOutcome",
+    "RetryNotice",
+    "RetryPolicy",
+    "ServerSentEvent",
+    "Session",
+    "SessionCreated",
+    "SseDecoder",
+]

@@ -1,0 +1,385 @@
+"""The asynchronous client: the same surface as :class:`~process_notifications.Client`, with
+coroutines and async iterators."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import aclosing
+from types import TracebackType
+from typing import Any, AsyncGenerator, Mapping, TypeVar
+
+import httpx
+
+from ._base import (
+    CATCH_UP_PAGE,
+    TRANSPORT_ERRORS,
+    BaseClient,
+    Call,
+    Calls,
+    LoopReads,
+    OnRetry,
+    Retry,
+    check_after_sequence,
+    completion_target,
+    target_name,
+    wait_timeout,
+)
+from .errors import CompletionTimeoutError, NetworkError, ProblemError
+from .models import (
+    CompletionDelivery,
+    CompletionUpdate,
+    Consumption,
+    JournalPage,
+    JournalRecord,
+    LifecyclePublication,
+    Loop,
+    PendingNotification,
+    Session,
+    SessionCreated,
+)
+from .retry import RetryPolicy
+from .sse import SseDecoder
+from .tracker import CompletionTracker, notification_from_record
+
+T = TypeVar("T")
+
+
+class AsyncClient(BaseClient):
+    """The asynchronous twin of :class:`~process_notifications.Client`: the same arguments,
+    methods, answers, errors and retries; calls are coroutines, ``events()`` and
+    ``completions()`` async iterators that end when the task is cancelled (or the caller stops
+    iterating and closes them). Use it as ``async with AsyncClient(...) as client`` or call
+    :meth:`aclose`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+        request_timeout: float = 30.0,
+        on_retry: OnRetry | None = None,
+    ) -> None:
+        super().__init__(base_url, token, retry=retry, request_timeout=request_timeout, on_retry=on_retry)
+        self._http = httpx.AsyncClient()
+
+    def with_token(self, token: str) -> AsyncClient:
+        """A client with the same settings and another bearer token (close it too)."""
+        return AsyncClient(
+            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry
+        )
+
+    async def aclose(self) -> None:
+        """Closes the connections."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def create_session(
+        self, session_id: str | None = None, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> SessionCreated:
+        """As :meth:`Client.create_session`."""
+        return await self._send(Calls.create_session(session_id), deadline, retry, on_retry)
+
+    async def get_session(
+        self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> Session:
+        """As :meth:`Client.get_session`."""
+        return await self._send(Calls.get_session(session_id), deadline, retry, on_retry)
+
+    async def open_loop(
+        self,
+        session_id: str,
+        engine: str = "native",
+        loop_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> Loop:
+        """As :meth:`Client.open_loop`."""
+        return await self._send(Calls.open_loop(session_id, engine, loop_id), deadline, retry, on_retry)
+
+    async def get_loop(
+        self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> Loop:
+        """As :meth:`Client.get_loop`."""
+        return await self._send(Calls.get_loop(session_id, loop_id), deadline, retry, on_retry)
+
+    async def stop_loop(
+        self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> Loop:
+        """As :meth:`Client.stop_loop`."""
+        return await self._send(Calls.stop_loop(session_id, loop_id), deadline, retry, on_retry)
+
+    async def deliver_completion(
+        self,
+        notification: Mapping[str, Any],
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> CompletionDelivery:
+        """As :meth:`Client.deliver_completion`."""
+        return await self._send(Calls.deliver_completion(notification), deadline, retry, on_retry)
+
+    async def publish_lifecycle(
+        self, record: Mapping[str, Any], *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> LifecyclePublication:
+        """As :meth:`Client.publish_lifecycle`."""
+        return await self._send(Calls.publish_lifecycle(record), deadline, retry, on_retry)
+
+    async def pending_notifications(
+        self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> list[PendingNotification]:
+        """As :meth:`Client.pending_notifications`."""
+        return await self._send(Calls.pending_notifications(session_id, loop_id), deadline, retry, on_retry)
+
+    async def consume(
+        self,
+        session_id: str,
+        loop_id: str,
+        command_id: str,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> Consumption:
+        """As :meth:`Client.consume`."""
+        return await self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+
+    async def journal(
+        self,
+        session_id: str,
+        after: int = 0,
+        limit: int = 100,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> JournalPage:
+        """As :meth:`Client.journal`."""
+        return await self._send(Calls.journal(session_id, after, limit), deadline, retry, on_retry)
+
+    async def health(self, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None) -> bool:
+        """As :meth:`Client.health`."""
+        return await self._send(Calls.health(), deadline, retry, on_retry)
+
+    def events(
+        self,
+        session_id: str,
+        last_event_id: int | str = 0,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> AsyncGenerator[JournalRecord, None]:
+        """As :meth:`Client.events`, an async iterator; cancelling the task ends it."""
+        policy = self._policy(retry, True)
+        records = self._events(session_id, str(last_event_id), policy, on_retry)
+        return records if deadline is None else _until(records, deadline)
+
+    def completions(
+        self,
+        session_id: str,
+        loop_id: str,
+        after_sequence: int | None = None,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> AsyncGenerator[CompletionUpdate, None]:
+        """As :meth:`Client.completions`, an async iterator; cancelling the task ends it."""
+        check_after_sequence(after_sequence)
+        updates = self._completions(session_id, loop_id, after_sequence, LoopReads.of(retry, None, on_retry))
+        return updates if deadline is None else _until(updates, deadline)
+
+    async def wait_for_completion(
+        self,
+        session_id: str,
+        loop_id: str,
+        *,
+        command_id: str | None = None,
+        process_handle: str | None = None,
+        timeout: float | None,
+        wait_for_outcome: bool = True,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> PendingNotification:
+        """As :meth:`Client.wait_for_completion`."""
+        matches = completion_target(command_id, process_handle)
+        timeout = wait_timeout(timeout, deadline)
+        how = LoopReads.of(retry, None, on_retry)
+        found: list[PendingNotification] = []
+
+        async def wait() -> PendingNotification:
+            async with aclosing(self._completions(session_id, loop_id, None, how)) as updates:
+                async for item in updates:
+                    if not matches(item.notification):
+                        continue
+                    found[:] = [item.notification]
+                    if item.notification.outcome is not None or not wait_for_outcome:
+                        return item.notification
+            raise RuntimeError("the completions stream ended")  # it does not: it reconnects
+
+        try:
+            return await asyncio.wait_for(wait(), timeout)
+        except asyncio.TimeoutError:
+            if found:
+                return found[0]
+            what = target_name(command_id, process_handle)
+            raise CompletionTimeoutError(
+                f"no notification for {what} in loop {loop_id} within {timeout} s", timeout or 0.0
+            ) from None
+
+    # -- the sending --------------------------------------------------------------------------
+
+    async def _send(self, call: Call[T], deadline: float | None, retry: Retry, on_retry: OnRetry | None) -> T:
+        """One call, retried as the policy says; every attempt sends the identical bytes."""
+        policy = self._policy(retry, call.retry_by_default)
+        clock = policy or self.retry_policy
+        until = None if deadline is None else clock.now() + deadline
+        headers = self._headers("application/json", call.body)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                # No attempt outlives the deadline either.
+                timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
+                try:
+                    response = await self._http.request(
+                        call.method, self._url(call.path), content=call.body, headers=headers, timeout=timeout
+                    )
+                except TRANSPORT_ERRORS as error:
+                    raise self._network_error(error) from error
+                if not response.is_success:
+                    raise self._problem(response, response.text)
+                return call.parse(response.json())
+            except (ProblemError, NetworkError) as error:
+                if policy is None or not policy.should_retry(error, attempt):
+                    raise
+                delay = policy.delay(attempt, error)
+                if until is not None and policy.now() + delay >= until:
+                    raise
+                self._notify(policy, call.operation, attempt, error, delay, on_retry)
+                await policy.async_sleep(delay)
+
+    # -- the loop's side: the only place that knows which routes completions() reads -------------
+
+    async def _pending_view(self, session_id: str, loop_id: str, how: LoopReads) -> dict[str, PendingNotification]:
+        pending = await self._send(Calls.pending_notifications(session_id, loop_id), None, how.retry, how.on_retry)
+        return {notification.command_id: notification for notification in pending}
+
+    async def _catch_up(self, session_id: str, after: int, how: LoopReads) -> tuple[list[JournalRecord], int]:
+        """The journal after ``after``, whole, in pages; and the position after it."""
+        window: list[JournalRecord] = []
+        while True:
+            page = await self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, how.retry, how.on_retry)
+            window.extend(page.records)
+            after = page.next_after
+            if len(page.records) < CATCH_UP_PAGE:
+                return window, after
+
+    def _follow(self, session_id: str, after: int, how: LoopReads) -> AsyncGenerator[JournalRecord, None]:
+        return self._events(session_id, str(after), self._policy(how.retry, True), how.on_retry)
+
+    async def _completions(
+        self, session_id: str, loop_id: str, after_sequence: int | None, how: LoopReads
+    ) -> AsyncGenerator[CompletionUpdate, None]:
+        tracker = CompletionTracker(loop_id.lower())
+        pending = list((await self._pending_view(session_id, loop_id, how)).values())
+        for notification in pending:
+            if after_sequence is not None and notification.sequence <= after_sequence:
+                tracker.already_delivered(notification)
+            else:
+                yield tracker.yield_new(notification)
+        # Catch up from the newest notification the view showed: what was journaled since is read
+        # whole, so a notification consumed in the meantime is not yielded as new.
+        start = after_sequence if after_sequence is not None else max([0, *(n.sequence for n in pending)])
+        window, position = await self._catch_up(session_id, start, how)
+        consumed = {r.cause_command_id for r in window if r.kind == "process_notification_consumed" and r.cause_command_id}
+        view: dict[str, PendingNotification] | None = None
+        for record in window:
+            update = tracker.outcome_update(record)
+            if update is not None:
+                yield update
+            found = tracker.notification_of(record)
+            if found is None or found.payload is None or found.payload["command_id"] in consumed:
+                continue
+            # The view knows an outcome journaled before the window; read it once for the window.
+            if view is None:
+                view = await self._pending_view(session_id, loop_id, how)
+            command_id = found.payload["command_id"]
+            entry = view.get(command_id)
+            yield tracker.yield_new(entry or notification_from_record(found, tracker.early_outcome(command_id)))
+        async with aclosing(self._follow(session_id, position, how)) as records:
+            async for record in records:
+                update = tracker.outcome_update(record)
+                if update is not None:
+                    yield update
+                found = tracker.notification_of(record)
+                if found is None or found.payload is None:
+                    continue
+                command_id = found.payload["command_id"]
+                early = tracker.early_outcome(command_id)
+                # An outcome journaled before this stream began is in the pending view, if anywhere.
+                entry = None if early is not None else (await self._pending_view(session_id, loop_id, how)).get(command_id)
+                yield tracker.yield_new(entry or notification_from_record(found, early))
+
+    async def _events(
+        self, session_id: str, last_event_id: str, policy: RetryPolicy | None, on_retry: OnRetry | None
+    ) -> AsyncGenerator[JournalRecord, None]:
+        failures = 0
+        while True:
+            timeout = httpx.Timeout(self.request_timeout, read=None)
+            headers = self._headers("text/event-stream", last_event_id=last_event_id)
+            try:
+                try:
+                    async with self._http.stream(
+                        "GET", self._url(Calls.events_path(session_id)), headers=headers, timeout=timeout
+                    ) as response:
+                        if not response.is_success:
+                            raise self._problem(response, (await response.aread()).decode("utf-8", "replace"))
+                        decoder = SseDecoder()
+                        async for text in response.aiter_text():
+                            for event in decoder.push(text):
+                                if event.id is not None:
+                                    last_event_id = event.id
+                                failures = 0
+                                yield JournalRecord.from_json(json.loads(event.data))
+                except TRANSPORT_ERRORS as error:
+                    raise self._network_error(error) from error
+            except (ProblemError, NetworkError) as failure:
+                failures += 1
+                if policy is None or not policy.should_retry(failure, failures):
+                    raise
+                delay = policy.delay(failures, failure)
+                self._notify(policy, "events", failures, failure, delay, on_retry)
+                await policy.async_sleep(delay)
+                continue
+            if policy is None:
+                return
+
+
+async def _until(items: AsyncGenerator[T, None], deadline: float) -> AsyncGenerator[T, None]:
+    """``items`` until ``deadline`` seconds have passed; then the iteration ends quietly."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    async with aclosing(items) as source:
+        while True:
+            remaining = end - loop.time()
+            if remaining <= 0:
+                return
+            try:
+                item = await asyncio.wait_for(source.__anext__(), remaining)
+            except (StopAsyncIteration, asyncio.TimeoutError):
+                return
+            yield item

@@ -1,0 +1,422 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import json
+from types import TracebackType
+from typing import Any, Generator, Mapping, TypeVar
+
+import httpx
+
+from ._base import (
+    CATCH_UP_PAGE,
+    STREAM_SLACK,
+    STREAM_SLACK_SHARE,
+    TRANSPORT_ERRORS,
+    BaseClient,
+    Call,
+    Calls,
+    LoopReads,
+    OnRetry,
+    Retry,
+    check_after_sequence,
+    completion_target,
+    target_name,
+    wait_timeout,
+)
+from .errors import CompletionTimeoutError, NetworkError, ProblemError
+from .models import (
+    CompletionDelivery,
+    CompletionUpdate,
+    Consumption,
+    JournalPage,
+    JournalRecord,
+    LifecyclePublication,
+    Loop,
+    PendingNotification,
+    Session,
+    SessionCreated,
+)
+from .retry import RetryPolicy
+from .sse import SseDecoder
+from .tracker import CompletionTracker, notification_from_record
+
+T = TypeVar("T")
+
+
+class Client(BaseClient):
+    """A typed, synchronous client of the process notifications REST API (v1), on ``httpx``.
+
+    ``Client(base_url, token=None, *, retry=None, request_timeout=30.0, on_retry=None)``:
+    ``token`` is a session's token or the admin token; ``retry`` the :class:`RetryPolicy` of
+    the calls that retry; a request without an answer after ``request_timeout`` seconds counts
+    as a network error; ``on_retry`` is told each failed attempt that will be retried.
+
+    Every call takes ``deadline`` (seconds: no attempt starts, and no wait ends, after it; the
+    last attempt's error is raised), ``retry`` (``True``, ``False`` or a policy) and
+    ``on_retry``. Reads fail fast unless ``retry=True``; ``deliver_completion``,
+    ``publish_lifecycle``, ``consume`` and ``stop_loop`` retry with the identical body while the
+    contract says so; ``create_session`` and ``open_loop`` are not retried (not idempotent)
+    unless ``retry=True``. An error answer raises :class:`ProblemError`, no answer
+    :class:`NetworkError`.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+        request_timeout: float = 30.0,
+        on_retry: OnRetry | None = None,
+    ) -> None:
+        super().__init__(base_url, token, retry=retry, request_timeout=request_timeout, on_retry=on_retry)
+        self._http = httpx.Client()
+
+    def with_token(self, token: str) -> Client:
+        """A client with the same settings and another bearer token (close it too)."""
+        return Client(
+            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry
+        )
+
+    def close(self) -> None:
+        """Closes the connections."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def create_session(
+        self, session_id: str | None = None, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> SessionCreated:
+        """``POST /v1/sessions`` (admin token): a new session and its token, shown once."""
+        return self._send(Calls.create_session(session_id), deadline, retry, on_retry)
+
+    def get_session(
+        self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> Session:
+        """``GET /v1/sessions/:sid``: the session and its loops. A read: fails fast unless ``retry``."""
+        return self._send(Calls.get_session(session_id), deadline, retry, on_retry)
+
+    def open_loop(
+        self,
+        session_id: str,
+        engine: str = "native",
+        loop_id: str | None = None,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> Loop:
+        """``POST /v1/sessions/:sid/loops``: opens a loop (``native`` unless told otherwise)."""
+        return self._send(Calls.open_loop(session_id, engine, loop_id), deadline, retry, on_retry)
+
+    def get_loop(
+        self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> Loop:
+        """``GET /v1/sessions/:sid/loops/:lid``. A read: fails fast unless ``retry``."""
+        return self._send(Calls.get_loop(session_id, loop_id), deadline, retry, on_retry)
+
+    def stop_loop(
+        self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> Loop:
+        """``POST /v1/sessions/:sid/loops/:lid/stop``: later deliveries answer ``stopped``."""
+        return self._send(Calls.stop_loop(session_id, loop_id), deadline, retry, on_retry)
+
+    def deliver_completion(
+        self,
+        notification: Mapping[str, Any],
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> CompletionDelivery:
+        """``POST /v1/sessions/:sid/process-completions``: returns once the loop answered
+        ``accepted`` or ``duplicate``. Retried with the identical body while the contract says so;
+        ``delivery_stopped`` with cause ``loop_stopped`` is raised (it is journaled, and final)."""
+        return self._send(Calls.deliver_completion(notification), deadline, retry, on_retry)
+
+    def publish_lifecycle(
+        self, record: Mapping[str, Any], *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> LifecyclePublication:
+        """``POST /v1/sessions/:sid/process-lifecycle``: journals a lifecycle record, idempotent by ``event_id``."""
+        return self._send(Calls.publish_lifecycle(record), deadline, retry, on_retry)
+
+    def pending_notifications(
+        self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> list[PendingNotification]:
+        """``GET .../loops/:lid/process-notifications``: the pending set in acceptance order, each
+        with its ``sequence`` and ``outcome``. A read: fails fast unless ``retry``."""
+        return self._send(Calls.pending_notifications(session_id, loop_id), deadline, retry, on_retry)
+
+    def consume(
+        self,
+        session_id: str,
+        loop_id: str,
+        command_id: str,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> Consumption:
+        """``POST .../process-notifications/:command_id/consume``: frees the notification's place;
+        ``consumed`` is False the second time; an id the loop never accepted is 404 ``not_found``."""
+        return self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+
+    def journal(
+        self,
+        session_id: str,
+        after: int = 0,
+        limit: int = 100,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> JournalPage:
+        """``GET /v1/sessions/:sid/journal``: the records after sequence ``after`` (at most
+        ``limit``, 1000 at most). A read: fails fast unless ``retry``."""
+        return self._send(Calls.journal(session_id, after, limit), deadline, retry, on_retry)
+
+    def health(self, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None) -> bool:
+        """``GET /healthz``: True when the server and its database answer 200. A read: fails fast unless ``retry``."""
+        return self._send(Calls.health(), deadline, retry, on_retry)
+
+    def events(
+        self,
+        session_id: str,
+        last_event_id: int | str = 0,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> Generator[JournalRecord, None, None]:
+        """``GET /v1/sessions/:sid/events``: the session's journal records after ``last_event_id``
+        as they commit. When the stream ends or fails it reconnects with ``Last-Event-ID``, so no
+        record is missed or repeated (``retry=False``: it does not). It ends when the caller stops
+        iterating (or closes it), or quietly at ``deadline`` seconds."""
+        policy = self._policy(retry, True)
+        until = None if deadline is None else self.retry_policy.now() + deadline
+        return self._events(session_id, str(last_event_id), policy, until, on_retry)
+
+    def completions(
+        self,
+        session_id: str,
+        loop_id: str,
+        after_sequence: int | None = None,
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> Generator[CompletionUpdate, None, None]:
+        """The loop's completions (spec section 14): first the notifications pending now, in
+        acceptance order, then each one journaled for the loop later (one refused as
+        ``inbox_full`` included), each once as ``update == "new"``, across reconnects; a
+        notification whose outcome record is journaled after it comes once more as
+        ``update == "outcome"``. ``after_sequence`` resumes: only notifications journaled after
+        it are new. Its reads retry as deliveries do (``retry=False``: they fail fast, and a dropped
+        stream raises; a policy: with it). It ends when the caller stops iterating (or closes it),
+        or quietly at ``deadline`` seconds."""
+        check_after_sequence(after_sequence)
+        until = None if deadline is None else self.retry_policy.now() + deadline
+        return self._completions(session_id, loop_id, after_sequence, LoopReads.of(retry, until, on_retry))
+
+    def wait_for_completion(
+        self,
+        session_id: str,
+        loop_id: str,
+        *,
+        command_id: str | None = None,
+        process_handle: str | None = None,
+        timeout: float | None,
+        wait_for_outcome: bool = True,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> PendingNotification:
+        """Waits for one notification of the loop, by ``command_id`` or by ``process_handle``
+        (exactly one, else ``ValueError``), with one deadline of ``timeout`` seconds for it and its
+        outcome (``None``: no deadline). Returns the notification as soon as it and its outcome
+        are known (at once, without the outcome, when ``wait_for_outcome`` is False), or at the
+        timeout with ``outcome`` ``None`` if only the notification came; raises
+        :class:`CompletionTimeoutError` (a ``TimeoutError``) when no notification came. One
+        journaled before the call is found, not waited for. ``deadline``, when given, bounds the
+        wait as ``timeout`` does (the sooner of the two); ``retry`` is ``completions()``'s."""
+        matches = completion_target(command_id, process_handle)
+        timeout = wait_timeout(timeout, deadline)
+        until = None if timeout is None else self.retry_policy.now() + timeout
+        found: PendingNotification | None = None
+        updates = self._completions(session_id, loop_id, None, LoopReads.of(retry, until, on_retry))
+        try:
+            for item in updates:
+                if not matches(item.notification):
+                    continue
+                found = item.notification
+                if found.outcome is not None or not wait_for_outcome:
+                    return found
+        finally:
+            updates.close()
+        if found is not None:
+            return found
+        what = target_name(command_id, process_handle)
+        raise CompletionTimeoutError(f"no notification for {what} in loop {loop_id} within {timeout} s", timeout or 0.0)
+
+    # -- the sending --------------------------------------------------------------------------
+
+    def _send(
+        self, call: Call[T], deadline: float | None, retry: Retry, on_retry: OnRetry | None, until: float | None = None
+    ) -> T:
+        """One call, retried as the policy says; every attempt sends the identical bytes."""
+        policy = self._policy(retry, call.retry_by_default)
+        clock = policy or self.retry_policy
+        if until is None and deadline is not None:
+            until = clock.now() + deadline
+        headers = self._headers("application/json", call.body)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                # No attempt outlives the deadline either.
+                timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
+                try:
+                    response = self._http.request(
+                        call.method, self._url(call.path), content=call.body, headers=headers, timeout=timeout
+                    )
+                except TRANSPORT_ERRORS as error:
+                    raise self._network_error(error) from error
+                if not response.is_success:
+                    raise self._problem(response, response.text)
+                return call.parse(response.json())
+            except (ProblemError, NetworkError) as error:
+                if policy is None or not policy.should_retry(error, attempt):
+                    raise
+                delay = policy.delay(attempt, error)
+                if until is not None and policy.now() + delay >= until:
+                    raise
+                self._notify(policy, call.operation, attempt, error, delay, on_retry)
+                policy.sleep(delay)
+
+    # -- the loop's side: the only place that knows which routes completions() reads -------------
+
+    def _pending_view(self, session_id: str, loop_id: str, how: LoopReads) -> dict[str, PendingNotification]:
+        pending = self._send(Calls.pending_notifications(session_id, loop_id), None, how.retry, how.on_retry, how.until)
+        return {notification.command_id: notification for notification in pending}
+
+    def _catch_up(self, session_id: str, after: int, how: LoopReads) -> tuple[list[JournalRecord], int]:
+        """The journal after ``after``, whole, in pages; and the position after it."""
+        window: list[JournalRecord] = []
+        while True:
+            page = self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, how.retry, how.on_retry, how.until)
+            window.extend(page.records)
+            after = page.next_after
+            if len(page.records) < CATCH_UP_PAGE:
+                return window, after
+
+    def _follow(self, session_id: str, after: int, how: LoopReads) -> Generator[JournalRecord, None, None]:
+        return self._events(session_id, str(after), self._policy(how.retry, True), how.until, how.on_retry)
+
+    def _completions(
+        self, session_id: str, loop_id: str, after_sequence: int | None, how: LoopReads
+    ) -> Generator[CompletionUpdate, None, None]:
+        tracker = CompletionTracker(loop_id.lower())
+        try:
+            pending = list(self._pending_view(session_id, loop_id, how).values())
+            for notification in pending:
+                if after_sequence is not None and notification.sequence <= after_sequence:
+                    tracker.already_delivered(notification)
+                else:
+                    yield tracker.yield_new(notification)
+            # Catch up from the newest notification the view showed: what was journaled since is
+            # read whole, so a notification consumed in the meantime is not yielded as new.
+            start = after_sequence if after_sequence is not None else max([0, *(n.sequence for n in pending)])
+            window, position = self._catch_up(session_id, start, how)
+            consumed = {
+                r.cause_command_id for r in window if r.kind == "process_notification_consumed" and r.cause_command_id
+            }
+            view: dict[str, PendingNotification] | None = None
+            for record in window:
+                update = tracker.outcome_update(record)
+                if update is not None:
+                    yield update
+                found = tracker.notification_of(record)
+                if found is None or found.payload is None or found.payload["command_id"] in consumed:
+                    continue
+                # The view knows an outcome journaled before the window; read it once for the window.
+                if view is None:
+                    view = self._pending_view(session_id, loop_id, how)
+                command_id = found.payload["command_id"]
+                entry = view.get(command_id)
+                yield tracker.yield_new(entry or notification_from_record(found, tracker.early_outcome(command_id)))
+            for record in self._follow(session_id, position, how):
+                update = tracker.outcome_update(record)
+                if update is not None:
+                    yield update
+                found = tracker.notification_of(record)
+                if found is None or found.payload is None:
+                    continue
+                command_id = found.payload["command_id"]
+                early = tracker.early_outcome(command_id)
+                # An outcome journaled before this stream began is in the pending view, if anywhere.
+                entry = None if early is not None else self._pending_view(session_id, loop_id, how).get(command_id)
+                yield tracker.yield_new(entry or notification_from_record(found, early))
+        except (ProblemError, NetworkError) as error:
+            # A retried read gave up at the deadline: the iteration ends, as at the deadline.
+            if how.until is not None and self.retry_policy.is_retryable(error):
+                return
+            raise
+
+    def _events(
+        self, session_id: str, last_event_id: str, policy: RetryPolicy | None, until: float | None, on_retry: OnRetry | None
+    ) -> Generator[JournalRecord, None, None]:
+        clock = self.retry_policy
+        failures = 0
+        while True:
+            if until is not None and clock.now() >= until:
+                return
+            read_timeout = None if until is None else max(0.001, until - clock.now())
+            timeout = httpx.Timeout(self.request_timeout, read=read_timeout)
+            headers = self._headers("text/event-stream", last_event_id=last_event_id)
+            reopen = False
+            try:
+                try:
+                    with self._http.stream("GET", self._url(Calls.events_path(session_id)), headers=headers, timeout=timeout) as response:
+                        if not response.is_success:
+                            raise self._problem(response, response.read().decode("utf-8", "replace"))
+                        decoder = SseDecoder()
+                        for text in response.iter_text():
+                            for event in decoder.push(text):
+                                if event.id is not None:
+                                    last_event_id = event.id
+                                failures = 0
+                                yield JournalRecord.from_json(json.loads(event.data))
+                            if until is not None:
+                                remaining = until - clock.now()
+                                if remaining <= 0:
+                                    return
+                                # This stream's reads may run past the deadline: reopen it, resuming.
+                                slack = max(STREAM_SLACK, STREAM_SLACK_SHARE * (read_timeout or 0.0))
+                                if read_timeout is not None and read_timeout - remaining > slack:
+                                    reopen = True
+                                    break
+                except TRANSPORT_ERRORS as error:
+                    if until is not None and isinstance(error, httpx.ReadTimeout) and clock.now() >= until - 0.001:
+                        return
+                    raise self._network_error(error) from error
+            except (ProblemError, NetworkError) as failure:
+                if until is not None and clock.now() >= until:
+                    return
+                failures += 1
+                if policy is None or not policy.should_retry(failure, failures):
+                    raise
+                delay = policy.delay(failures, failure)
+                if until is not None:
+                    delay = min(delay, max(0.0, until - clock.now()))
+                self._notify(policy, "events", failures, failure, delay, on_retry)
+                policy.sleep(delay)
+                continue
+            if policy is None and not reopen:
+                return
