@@ -1,7 +1,7 @@
 """The closed sets of the process notifications API (v1), each defined once, here.
 
 Each is a ``Literal`` type and the tuple of its members. They are copies of the service's own
-sets: a test of the repository (``test/package/python-client-vocabulary.spec.ts``) compares
+sets: a test of the repository (``test/package/python-client-vocabulary.int-spec.ts``) compares
 every tuple with the service's definition and fails on any drift, so a member the server
 answers with is added here, in this one file.
 """
@@ -91,6 +91,7 @@ PROBLEM_DISPOSITIONS: tuple[ProblemDisposition, ...] = get_args(ProblemDispositi
 ProblemCode = Literal[
     "invalid_json",
     "invalid_field",
+    "invalid_request_target",
     "unauthorized",
     "forbidden",
     "owner_mismatch",
