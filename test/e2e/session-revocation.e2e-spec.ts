@@ -9,6 +9,7 @@ import {
   type HttpTestApp,
 } from './support/http-test-app.js';
 import { expectProblem } from './support/problem.js';
+import { openSse } from './support/sse-client.js';
 
 // A leaked session token must stop working: rotation gives the session a new token and the old
 // one opens nothing from then on; closing refuses every token of the session and every write to
@@ -145,5 +146,33 @@ describe('REST API v1: rotating a session token and closing a session', () => {
       .set(bearer(staying.token))
       .send(notification(staying.sessionId, staying.loopId))
       .expect(202);
+  });
+
+  it.each([
+    ['rotated', 'token'],
+    ['closed', 'close'],
+  ] as const)('an event stream opened with the token ends once it is %s; the admin token goes on reading', async (_what, action) => {
+    await t.close();
+    // A short keep-alive: the stream's token is checked at each one.
+    t = await createHttpTestApp({ sseKeepAliveMs: 50 });
+    const { sessionId, loopId, token } = await openSessionWithLoop(t);
+    const events = `${t.url}/v1/sessions/${sessionId}/events`;
+    const leaked = await openSse(events, bearer(token));
+    const watching = await openSse(events, admin);
+    expect([leaked.status, watching.status]).toEqual([200, 200]);
+    await leaked.nextComment();
+
+    await t.http.post(`/v1/sessions/${sessionId}/${action}`).set(admin).expect(200);
+    // Ended by the server, cleanly.
+    expect(await leaked.ended).toBe(true);
+    if (action === 'token') {
+      const fresh = (await t.http.get(`/v1/sessions/${sessionId}/journal`).set(admin)).status;
+      expect(fresh).toBe(200);
+      await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(admin).send(notification(sessionId, loopId)).expect(202);
+      expect((await watching.next(1)).map((event) => JSON.parse(event.data).kind)).toEqual(['process_notification']);
+    } else {
+      await watching.nextComment();
+    }
+    watching.close();
   });
 });
