@@ -330,7 +330,7 @@ describeBrowser('the web console in a browser', () => {
     await page.getByRole('dialog', { name: 'Close session?' }).getByRole('button', { name: 'Confirm' }).click();
     await page.getByText(`Session ${session.sessionId} was closed`).waitFor();
     await page.getByLabel('Token').waitFor();
-    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
+    expect(await opened.sessionStorage()).toEqual({});
   });
 
   it("shows an action's problem detail when the API refuses it", async () => {
