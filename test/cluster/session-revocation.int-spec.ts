@@ -85,4 +85,34 @@ describeOnPostgres('rotating and closing with two nodes on one PostgreSQL databa
     expect(await answers(cluster, b, sessionId, old)).toEqual([401, 401, 401]);
     expect(await answers(cluster, b, sessionId, fresh)).toEqual([200, 200, 200]);
   });
+
+  it('an owner frozen past its lease while the next owner rotated the token: once it resumes it never takes the old token', async () => {
+    const { cluster, a, b, sessionId, token: old } = await twoNodes();
+    expect(await answers(cluster, a, sessionId, old)).toEqual([200, 200, 200]);
+
+    a.signal('SIGSTOP');
+    try {
+      // B takes the session over once A's lease expired, and rotates its token there.
+      const rotated = await cluster.retrying(() => cluster.call(b, 'POST', `/v1/sessions/${sessionId}/token`, old, {}));
+      expect(rotated.status).toBe(200);
+      expect(await cluster.ownerOf(state.db!, sessionId)).toBe(b);
+      const fresh = (rotated.body as { token: string }).token;
+
+      a.signal('SIGCONT');
+      // From the first request on (before A's next heartbeat finds out), and across its heartbeats.
+      const until = Date.now() + 5_000;
+      let asked = 0;
+      while (Date.now() < until) {
+        for (const path of [`/v1/sessions/${sessionId}/journal`, '/v1/whoami']) {
+          const answer = await cluster.call(a, 'GET', path, old);
+          asked++;
+          expect({ path, status: answer.status }).toEqual({ path, status: 401 });
+        }
+      }
+      expect(asked).toBeGreaterThan(20);
+      expect((await cluster.call(a, 'GET', `/v1/sessions/${sessionId}/journal`, fresh)).status).toBe(200);
+    } finally {
+      a.signal('SIGCONT');
+    }
+  }, 90_000);
 });

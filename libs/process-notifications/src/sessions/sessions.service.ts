@@ -91,7 +91,10 @@ export class Sessions {
   async authenticate(token: string): Promise<string | undefined> {
     const hash = hashToken(token);
     const held = this.byTokenHash.get(hash);
-    if (held || !this.leases.enabled) return held;
+    if (!this.leases.enabled) return held;
+    // Memory is the truth only while this node's lease is current: a node that froze past it may
+    // hold a token that the session's next owner has rotated since.
+    if (held && this.leases.epochOf(held) !== undefined) return held;
     const session = await this.writer.sessionOfToken(hash);
     if (!session) return undefined;
     this.add(session);
