@@ -47,6 +47,9 @@ describe('owner routing is declared beside every session route', () => {
     expect(forwarded.sort()).toEqual(
       [
         'GET /v1/sessions/:sid',
+        // Rotation and closing write the session's row: its owner is its only writer.
+        'POST /v1/sessions/:sid/token',
+        'POST /v1/sessions/:sid/close',
         'POST /v1/sessions/:sid/loops',
         'GET /v1/sessions/:sid/loops/:lid',
         'POST /v1/sessions/:sid/loops/:lid/stop',

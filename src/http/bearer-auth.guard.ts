@@ -11,6 +11,11 @@ import { ANY_TOKEN_ROUTE, setPrincipal } from './principal.js';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
+/** The token of an `Authorization: Bearer <token>` header, if it is one. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return BEARER.exec(header ?? '')?.[1];
+}
+
 function digest(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }
@@ -46,7 +51,7 @@ export class BearerAuthGuard implements CanActivate {
 
   private async check(context: ExecutionContext, access: Access): Promise<boolean> {
     const request = context.switchToHttp().getRequest<IncomingMessage & { params?: Record<string, string> }>();
-    const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    const token = bearerToken(request.headers.authorization);
     if (!token) throw new HttpProblemError('unauthorized', 'A bearer token is required.');
     // Equal-length digests, so the comparison takes the same time whatever the token.
     if (timingSafeEqual(digest(token), this.adminDigest)) {

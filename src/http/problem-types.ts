@@ -20,6 +20,7 @@ export const PROBLEM_TYPES = {
   unsupported_engine: { status: 409, title: 'Unsupported engine' },
   already_exists: { status: 409, title: 'Already exists' },
   loop_limit_reached: { status: 409, title: 'Loop limit reached' },
+  session_closed: { status: 409, title: 'Session closed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_collision: { status: 422, title: 'Idempotency collision' },

@@ -5,8 +5,10 @@ import { map, type Observable } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { ApiProblems, AUTH_PROBLEMS } from '../http/api-problems.decorator.js';
 import { IntegerPipe } from '../http/integer.pipe.js';
-import { RequestPrincipal, type Principal } from '../http/principal.js';
 import { RequestHeader } from '../http/request-header.decorator.js';
+import { bearerToken } from '../http/bearer-auth.guard.js';
+import { RequestPrincipal, type Principal } from '../http/principal.js';
+import { untilRevoked } from './revocable-stream.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { JournalPageDto } from './dto/journal-page.dto.js';
 import { JournalRecordDto } from './dto/journal-record.dto.js';
@@ -61,7 +63,7 @@ export class JournalController {
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
   @ApiOkResponse({
     description:
-      'Journal records as server-sent events: `id` is the sequence, `data` a journal record (JSON); a `: keep-alive` comment at least every 15 s.',
+      'Journal records as server-sent events: `id` is the sequence, `data` a journal record (JSON); a `: keep-alive` comment at least every 15 s. A stream opened with a session token ends within one keep-alive interval once that token is rotated or the session closed.',
     content: {
       'text/event-stream': {
         schema: { type: 'string' },
@@ -74,6 +76,7 @@ export class JournalController {
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @RequestHeader('last-event-id', sequence('last_event_id')) after: number,
     @RequestPrincipal() principal: Principal,
+    @RequestHeader('authorization') authorization: string | undefined,
   ): Promise<Observable<MessageEvent>> {
     // Throws session_not_found while a problem document can still be sent; any node serves it.
     await this.service.requireSession(sessionId);
@@ -81,6 +84,11 @@ export class JournalController {
       // The console's streams (admin token) have a bound of their own.
       .recordsAfter(sessionId, after, principal.kind === 'admin')
       .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
-    return withKeepAlive(records, this.config.sseKeepAliveMs);
+    const stream = withKeepAlive(records, this.config.sseKeepAliveMs);
+    if (principal.kind === 'admin') return stream;
+    // Opened with the session's token: it ends once that token is rotated or the session closed.
+    const token = bearerToken(authorization) ?? '';
+    const stillOpens = async (): Promise<boolean> => (await this.service.authenticate(token)) === principal.sessionId;
+    return untilRevoked(stream, stillOpens, this.config.sseKeepAliveMs);
   }
 }

@@ -25,6 +25,7 @@ export class LoopsController {
     ...BODY_PROBLEMS,
     ...AUTH_PROBLEMS,
     'session_not_found',
+    'session_closed',
     'owner_unavailable',
     'already_exists',
     'loop_limit_reached',
@@ -54,7 +55,15 @@ export class LoopsController {
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found', 'journal_unavailable')
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    ...AUTH_PROBLEMS,
+    'session_not_found',
+    'session_closed',
+    'owner_unavailable',
+    'loop_not_found',
+    'journal_unavailable',
+  )
   async stop(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,

@@ -42,6 +42,7 @@ export class ProcessLifecycleController {
     ...AUTH_PROBLEMS,
     'owner_mismatch',
     'session_not_found',
+    'session_closed',
     'owner_unavailable',
     'idempotency_collision',
     'journal_unavailable',

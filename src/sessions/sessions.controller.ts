@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { AdminOnly } from '../http/admin-only.decorator.js';
@@ -9,6 +9,9 @@ import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { CreateSessionRequestDto } from './dto/create-session-request.dto.js';
 import { SessionCreatedDto } from './dto/session-created.dto.js';
 import { SessionDto } from './dto/session.dto.js';
+import { SessionTokenDto } from './dto/session-token.dto.js';
+import { SessionClosedDto } from './dto/session-closed.dto.js';
+import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
 @ApiTags('sessions')
@@ -34,5 +37,41 @@ export class SessionsController {
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable')
   async get(@Param('sid', new UuidParamPipe('session_id')) sessionId: string): Promise<SessionDto> {
     return SessionDto.from(await this.service.getSession(sessionId));
+  }
+
+  /**
+   * A new token for the session, shown once; the old one is refused from the commit on, on
+   * every node. The admin token or the session's own.
+   */
+  @Post(':sid/token')
+  @OwnerRouted()
+  @HttpCode(200)
+  @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
+  @ApiBody({ type: EmptyRequestDto, required: false })
+  @ApiOkResponse({ type: SessionTokenDto, description: 'The new token is shown once; the old one answers 401 from now on.' })
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'session_closed', 'owner_unavailable', 'journal_unavailable')
+  async rotateToken(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @JsonBody(new ClosedSchemaPipe(EmptyRequestDto)) _body: EmptyRequestDto,
+  ): Promise<SessionTokenDto> {
+    return SessionTokenDto.from(await this.service.rotateSessionToken(sessionId));
+  }
+
+  /**
+   * Closes the session: its tokens are refused, its writes answer `session_closed`, and the admin
+   * token still reads it. A second close answers the same `closed_at`.
+   */
+  @Post(':sid/close')
+  @OwnerRouted()
+  @HttpCode(200)
+  @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
+  @ApiBody({ type: EmptyRequestDto, required: false })
+  @ApiOkResponse({ type: SessionClosedDto, description: 'Closed (now, or already: the same closed_at).' })
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'journal_unavailable')
+  async close(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @JsonBody(new ClosedSchemaPipe(EmptyRequestDto)) _body: EmptyRequestDto,
+  ): Promise<SessionClosedDto> {
+    return SessionClosedDto.from(await this.service.closeSession(sessionId));
   }
 }

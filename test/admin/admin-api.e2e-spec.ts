@@ -289,6 +289,8 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
         {
           session_id: sessionId,
           created_at: expect.any(String),
+          state: 'open',
+          closed_at: null,
           loops: 3,
           running_loops: 2,
           unconsumed: fullUnconsumed + 2,

@@ -254,6 +254,85 @@ describeBrowser('the web console in a browser', () => {
     expect(await page.getByRole('button', { name: 'Stop loop' }).isDisabled()).toBe(true);
   });
 
+  it('rotates a session token and closes the session, each after a confirmation; the list marks it closed', async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}`);
+    const page = opened.page;
+    await heading(page, `Session ${session.sessionId}`);
+    await page.locator('dl.counts div', { hasText: 'State' }).getByText('open').waitFor();
+
+    await page.getByRole('button', { name: 'Rotate token' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate token?' });
+    await rotate.waitFor();
+    await expectAccessible(opened, 'rotate confirmation');
+    // Cancelled: the token still works.
+    await rotate.getByRole('button', { name: 'Cancel' }).click();
+    await rotate.waitFor({ state: 'detached' });
+    expect((await client(session).getSession(session.sessionId)).state).toBe('open');
+
+    await page.getByRole('button', { name: 'Rotate token' }).click();
+    await rotate.getByRole('button', { name: 'Confirm' }).click();
+    const shown = page.getByLabel('New token');
+    await shown.waitFor();
+    await page.getByText('it is shown only this once').waitFor();
+    await page.getByText('Select it and copy it').waitFor();
+    const fresh = await shown.inputValue();
+    await expectAccessible(opened, 'rotated token');
+    expect(
+      await client(session)
+        .getSession(session.sessionId)
+        .catch((e: unknown) => e),
+    ).toMatchObject({ status: 401 });
+    const renewed = client({ ...session, token: fresh });
+    expect((await renewed.getSession(session.sessionId)).state).toBe('open');
+
+    await page.getByRole('button', { name: 'Close session' }).click();
+    const close = page.getByRole('dialog', { name: 'Close session?' });
+    await close.waitFor();
+    await expectAccessible(opened, 'close confirmation');
+    await close.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Session closed' }).waitFor();
+    await page.locator('dl.counts div', { hasText: 'State' }).getByText('closed').waitFor();
+    expect(await page.getByRole('button', { name: 'Rotate token' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Close session' }).isDisabled()).toBe(true);
+    expect(await renewed.getSession(session.sessionId).catch((e: unknown) => e)).toMatchObject({ status: 401 });
+    // Still readable with the admin token: its loops are listed.
+    await tableRows(page, /Loops of this session/);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Sessions' }).click();
+    await heading(page, 'Sessions');
+    const listed = (await tableRows(page, /Sessions, newest first/)).find((row) => row[0] === session.sessionId);
+    // State is the last column.
+    expect(listed?.at(-1)).toBe('closed');
+    expect((await tableRows(page, /Sessions, newest first/)).find((row) => row[0] === seeded.sessionId)?.at(-1)).toBe('open');
+    // The new token was shown on the page, never sent anywhere but in the answer.
+    expect(opened.requests.filter((url) => url.includes(fresh))).toEqual([]);
+  });
+
+  it("signed in with a session's own token: a rotation goes on with the new token, a close signs out saying why", async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open('/console', session.token);
+    const page = opened.page;
+    await heading(page, `Session ${session.sessionId}`);
+
+    await page.getByRole('button', { name: 'Rotate token' }).click();
+    await page.getByRole('dialog', { name: 'Rotate token?' }).getByRole('button', { name: 'Confirm' }).click();
+    const fresh = await page.getByLabel('New token').inputValue();
+    // The console now uses the new token: its next requests carry it, and it still answers.
+    await page.getByRole('link', { name: session.busyLoopId }).click();
+    await heading(page, `Loop ${session.busyLoopId}`);
+    await page.locator('dl.counts div', { hasText: 'State' }).getByText('running').waitFor();
+    expect(opened.authorizations.at(-1)).toBe(`Bearer ${fresh}`);
+
+    await page.getByRole('link', { name: session.sessionId }).click();
+    await heading(page, `Session ${session.sessionId}`);
+    await page.getByRole('button', { name: 'Close session' }).click();
+    await page.getByRole('dialog', { name: 'Close session?' }).getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText(`Session ${session.sessionId} was closed`).waitFor();
+    await page.getByLabel('Token').waitFor();
+    expect(await opened.sessionStorage()).toEqual({});
+  });
+
   it("shows an action's problem detail when the API refuses it", async () => {
     const session = await seedConsole(server.url);
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);

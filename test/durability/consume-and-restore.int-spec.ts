@@ -35,7 +35,7 @@ describe('consumption and restore after a restart (file database)', () => {
     let service = await start();
     const { sessionId } = await service.openSession();
     service = await restart();
-    expect(await service.getSession(sessionId)).toEqual({ sessionId, loops: [] });
+    expect(await service.getSession(sessionId)).toEqual({ sessionId, state: 'open', closedAt: null, loops: [] });
   });
 
   it('restores exactly the unconsumed notifications, in journal order; consumed ones never come back', async () => {

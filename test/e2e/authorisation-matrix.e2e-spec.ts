@@ -27,24 +27,34 @@ interface Route {
   readonly success: number;
   readonly path: (target: Target) => string;
   readonly body?: (target: Target) => Record<string, unknown>;
+  /** What it answers on a closed session with the admin token: a read its success, a write 409 `session_closed`. */
+  readonly onClosed: 'read' | 'write' | 'idempotent';
 }
 
 // Every route of the §8 table that takes a session (`:sid`), with the status it answers on success.
 const ROUTES: readonly Route[] = [
-  { method: 'get', template: '/v1/sessions/{sid}', success: 200, path: (s) => `/v1/sessions/${s.sessionId}` },
+  { method: 'get', template: '/v1/sessions/{sid}', success: 200, path: (s) => `/v1/sessions/${s.sessionId}`, onClosed: 'read' },
   {
     method: 'post',
     template: '/v1/sessions/{sid}/loops',
     success: 201,
     path: (s) => `/v1/sessions/${s.sessionId}/loops`,
     body: () => ({}),
+    onClosed: 'write',
   },
-  { method: 'get', template: '/v1/sessions/{sid}/loops/{lid}', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}` },
+  {
+    method: 'get',
+    template: '/v1/sessions/{sid}/loops/{lid}',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}`,
+    onClosed: 'read',
+  },
   {
     method: 'post',
     template: '/v1/sessions/{sid}/loops/{lid}/stop',
     success: 200,
     path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/stop`,
+    onClosed: 'write',
   },
   {
     method: 'post',
@@ -52,6 +62,7 @@ const ROUTES: readonly Route[] = [
     success: 202,
     path: (s) => `/v1/sessions/${s.sessionId}/process-completions`,
     body: (s) => notification(s.sessionId, s.loopId),
+    onClosed: 'write',
   },
   {
     method: 'post',
@@ -59,26 +70,50 @@ const ROUTES: readonly Route[] = [
     success: 201,
     path: (s) => `/v1/sessions/${s.sessionId}/process-lifecycle`,
     body: (s) => lifecycleRecord(s.sessionId, s.loopId),
+    onClosed: 'write',
   },
   {
     method: 'get',
     template: '/v1/sessions/{sid}/loops/{lid}/process-notifications',
     success: 200,
     path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/process-notifications`,
+    onClosed: 'read',
   },
   {
     method: 'post',
     template: '/v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume',
     success: 200,
     path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/process-notifications/${s.pendingCommandId}/consume`,
+    onClosed: 'write',
   },
   {
     method: 'get',
     template: '/v1/sessions/{sid}/journal',
     success: 200,
     path: (s) => `/v1/sessions/${s.sessionId}/journal?after=0&limit=10`,
+    onClosed: 'read',
   },
-  { method: 'get', template: '/v1/sessions/{sid}/events', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/events` },
+  {
+    method: 'get',
+    template: '/v1/sessions/{sid}/events',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/events`,
+    onClosed: 'read',
+  },
+  {
+    method: 'post',
+    template: '/v1/sessions/{sid}/token',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/token`,
+    onClosed: 'write',
+  },
+  {
+    method: 'post',
+    template: '/v1/sessions/{sid}/close',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/close`,
+    onClosed: 'idempotent',
+  },
 ];
 
 type Credential = 'no token' | 'a wrong token' | "another session's token" | 'the own token' | 'the admin token';
@@ -133,7 +168,7 @@ describe('REST API v1: authorisation on every route that takes a session (§8)',
     const journal = await t.http.get(`/v1/sessions/${target.sessionId}/journal?after=0&limit=1000`).set(admin).expect(200);
     const loop = await t.http.get(`/v1/sessions/${target.sessionId}/loops/${target.loopId}`).set(admin).expect(200);
     const session = await t.http.get(`/v1/sessions/${target.sessionId}`).set(admin).expect(200);
-    return { journal: journal.body, loop: loop.body, loops: session.body.loops };
+    return { journal: journal.body, loop: loop.body, session: session.body };
   }
 
   it('covers every route of the API whose path has a session', async () => {
@@ -177,4 +212,40 @@ describe('REST API v1: authorisation on every route that takes a session (§8)',
     expect({ status: response.status, body: response.body }).toEqual({ status: success, body: expect.any(Object) });
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });
+
+  // Closing: the session's token opens nothing any more, the admin token still reads everything,
+  // and every write answers 409 session_closed without changing anything (a close answers again).
+  async function closedTarget(): Promise<Target> {
+    const { target } = await setUp();
+    await t.http.post(`/v1/sessions/${target.sessionId}/close`).set(admin).expect(200);
+    return target;
+  }
+
+  it.each(ROUTES.map((route) => [`${route.method.toUpperCase()} ${route.template}`, route] as const))(
+    '%s of a closed session with its own token: 401 unauthorized, nothing changes',
+    async (_name, route) => {
+      const target = await closedTarget();
+      const before = await observable(target);
+      expectProblem(await send(route, target, bearer(target.token)), 401, 'unauthorized');
+      expect(await observable(target)).toEqual(before);
+    },
+  );
+
+  it.each(ROUTES.map((route) => [`${route.method.toUpperCase()} ${route.template}`, route.onClosed, route] as const))(
+    '%s of a closed session with the admin token: a %s',
+    async (_name, onClosed, route) => {
+      const target = await closedTarget();
+      const before = await observable(target);
+      if (route.template.endsWith('/events')) {
+        const stream = await openSse(`${t.url}${route.path(target)}`, admin);
+        stream.close();
+        expect(stream.status).toBe(route.success);
+        return;
+      }
+      const response = await send(route, target, admin);
+      if (onClosed === 'write') expectProblem(response, 409, 'session_closed');
+      else expect(response.status).toBe(route.success);
+      expect(await observable(target)).toEqual(before);
+    },
+  );
 });

@@ -48,6 +48,8 @@ describe('REST API v1: every error of the §8 table', () => {
     const routes: [method: 'get' | 'post', path: string][] = [
       ['post', '/v1/sessions'],
       ['get', `/v1/sessions/${sessionId}`],
+      ['post', `/v1/sessions/${sessionId}/token`],
+      ['post', `/v1/sessions/${sessionId}/close`],
       ['post', `/v1/sessions/${sessionId}/loops`],
       ['get', `/v1/sessions/${sessionId}/loops/${loopId}`],
       ['post', `/v1/sessions/${sessionId}/loops/${loopId}/stop`],
@@ -166,6 +168,15 @@ describe('REST API v1: every error of the §8 table', () => {
     const { sessionId, loopId } = await openSessionWithLoop(t);
     expectProblem(await t.http.post('/v1/sessions').set(admin).send({ session_id: sessionId }), 409, 'already_exists');
     expectProblem(await t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).send({ loop_id: loopId }), 409, 'already_exists');
+  });
+
+  it('409 session_closed: a write to a closed session with the admin token; nothing journaled', async () => {
+    const { sessionId, loopId } = await openSessionWithLoop(t);
+    await t.http.post(`/v1/sessions/${sessionId}/close`).set(admin).expect(200);
+    const response = await t.http.post(completions(sessionId)).set(admin).send(notification(sessionId, loopId));
+    expectProblem(response, 409, 'session_closed');
+    expect(response.body.disposition).toBeUndefined();
+    expect(await journalLength(sessionId)).toBe(0);
   });
 
   it('413 payload_too_large: a body over 16 KiB', async () => {

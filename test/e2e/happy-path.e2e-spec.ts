@@ -121,6 +121,8 @@ describe('REST API v1: the happy path', () => {
     const session = await t.http.get(`/v1/sessions/${sessionId}`).set(auth).expect(200);
     expect(session.body).toEqual({
       session_id: sessionId,
+      state: 'open',
+      closed_at: null,
       loops: [{ loop_id: loopId, engine: 'native', state: 'running', capacity: 64, pending: 1 }],
     });
   });

@@ -16,6 +16,7 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   unsupported_engine: 409,
   already_exists: 409,
   loop_limit_reached: 409,
+  session_closed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_collision: 422,
@@ -29,6 +30,8 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
 // The routes of the section 8 table, in OpenAPI path syntax.
 const ROUTES = [
   'post /v1/sessions',
+  'post /v1/sessions/{sid}/token',
+  'post /v1/sessions/{sid}/close',
   'get /v1/sessions/{sid}',
   'post /v1/sessions/{sid}/loops',
   'get /v1/sessions/{sid}/loops/{lid}',

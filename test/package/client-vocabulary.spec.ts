@@ -15,6 +15,7 @@ describe("the client's copy of the closed sets", () => {
     ['stop causes', client.STOP_CAUSES, library.STOP_CAUSES],
     ['loop engines', client.LOOP_ENGINES, library.LOOP_ENGINES],
     ['loop states', client.LOOP_STATES, library.LOOP_STATES],
+    ['session states', client.SESSION_STATES, library.SESSION_STATES],
     ['success dispositions', client.SUCCESS_DISPOSITIONS, library.SUCCESS_DISPOSITIONS],
     [
       'problem dispositions',

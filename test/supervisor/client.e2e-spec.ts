@@ -58,6 +58,8 @@ describe('ProcessNotificationsClient against the real server', () => {
     expect(await client.health()).toEqual({ status: 'ok' });
     expect(await client.getSession(sessionId)).toEqual({
       session_id: sessionId,
+      state: 'open',
+      closed_at: null,
       loops: [{ loop_id: loopId, engine: 'native', state: 'running', capacity: 64, pending: 0 }],
     });
 

@@ -114,14 +114,21 @@ export function ConsoleApp() {
       />
     );
   }
-  const signOut = (): void => {
+  const signOut = (why = 'Signed out.'): void => {
     tokenStore.forget();
     setSignedIn(undefined);
-    setNotice('Signed out.');
+    setNotice(why);
+  };
+  const account = {
+    replaceToken: (token: string): void => {
+      tokenStore.save(token);
+      setSignedIn({ token, identity: signedIn.identity });
+    },
+    signOut,
   };
   return (
-    <ConsoleLayout route={route} identity={signedIn.identity} onSignOut={signOut}>
-      <View route={route} clients={clients} identity={signedIn.identity} />
+    <ConsoleLayout route={route} identity={signedIn.identity} onSignOut={() => signOut()}>
+      <View route={route} clients={clients} identity={signedIn.identity} account={account} />
     </ConsoleLayout>
   );
 }

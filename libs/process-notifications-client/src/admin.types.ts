@@ -3,7 +3,7 @@
  * the admin token.
  */
 import type { ProcessOutcome } from './api.types.js';
-import type { LoopEngine, LoopState, StopCause, TerminalReason, TerminalState } from './vocabulary.js';
+import type { LoopEngine, LoopState, SessionState, StopCause, TerminalReason, TerminalState } from './vocabulary.js';
 
 /** Which loops `adminLoops` lists. */
 export type LoopFilter = 'all' | 'unconsumed' | 'full' | 'stopped' | 'stale';
@@ -30,6 +30,10 @@ export interface AdminLoopsQuery extends AdminPageQuery {
 export interface AdminSession {
   readonly session_id: string;
   readonly created_at: string;
+  /** `closed` once the session was closed. */
+  readonly state: SessionState;
+  /** When it was closed; null while open. */
+  readonly closed_at: string | null;
   readonly loops: number;
   readonly running_loops: number;
   readonly unconsumed: number;

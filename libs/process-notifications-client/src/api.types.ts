@@ -10,6 +10,7 @@ import type {
   ProblemCode,
   ProblemDisposition,
   ProcessState,
+  SessionState,
   StopCause,
   SuccessDisposition,
   TerminalPair,
@@ -39,7 +40,24 @@ export interface Loop {
 /** Answer of `GET /v1/sessions/:sid`. */
 export interface Session {
   readonly session_id: string;
+  /** `closed` once closed: readable with the admin token, no more writes. */
+  readonly state: SessionState;
+  /** When it was closed; null while open. */
+  readonly closed_at: string | null;
   readonly loops: readonly Loop[];
+}
+
+/** Answer of `POST /v1/sessions/:sid/token`: the session's new token, shown once. */
+export interface SessionToken {
+  readonly session_id: string;
+  readonly token: string;
+}
+
+/** Answer of `POST /v1/sessions/:sid/close`: the same `closed_at` on every close. */
+export interface ClosedSession {
+  readonly session_id: string;
+  readonly state: 'closed';
+  readonly closed_at: string;
 }
 
 /** Body of `POST /v1/sessions/:sid/loops` (optional); the engine defaults to native. */

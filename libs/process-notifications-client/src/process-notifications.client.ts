@@ -1,6 +1,7 @@
 import type {
   CompletionDelivery,
   Consumption,
+  ClosedSession,
   CreateSessionRequest,
   Health,
   JournalPage,
@@ -15,6 +16,7 @@ import type {
   ProcessCompletionNotification,
   Session,
   SessionCreated,
+  SessionToken,
 } from './api.types.js';
 import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
 import type {
@@ -78,9 +80,9 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /**
    * Retry what the policy says is retryable. Defaults to true for deliveries and the other
-   * writes (`deliverCompletion`, `publishLifecycle`, `consume`, `stopLoop`); false for reads
-   * (`health`, `getSession`, `getLoop`, `pendingNotifications`, `journal`), which fail fast, and
-   * for `createSession` and `openLoop`, which are not idempotent.
+   * writes (`deliverCompletion`, `publishLifecycle`, `consume`, `stopLoop`, `closeSession`); false
+   * for reads (`health`, `getSession`, `getLoop`, `pendingNotifications`, `journal`), which fail
+   * fast, and for `createSession`, `openLoop` and `rotateSessionToken`, which are not idempotent.
    */
   readonly retry?: boolean;
   /**
@@ -203,6 +205,32 @@ export class ProcessNotificationsClient {
   /** `GET /v1/sessions/:sid`. A read: fails fast unless `retry` is passed. */
   getSession(sessionId: string, options: CallOptions = {}): Promise<Session> {
     return this.get('getSession', `/v1/sessions/${segment(sessionId)}`, options);
+  }
+
+  /**
+   * `POST /v1/sessions/:sid/token` (the admin token or the session's own): a new token for the
+   * session, shown once; the old one answers 401 `unauthorized` from now on. Not retried unless
+   * `retry` is passed: an answer lost on the way would leave a token nobody has. A client holding
+   * the old token goes on with `withToken(answer.token)`.
+   */
+  rotateSessionToken(sessionId: string, options: CallOptions = {}): Promise<SessionToken> {
+    return this.send({
+      operation: 'rotateSessionToken',
+      method: 'POST',
+      path: `/v1/sessions/${segment(sessionId)}/token`,
+      body: {},
+      options,
+      retryByDefault: false,
+    });
+  }
+
+  /**
+   * `POST /v1/sessions/:sid/close` (the admin token or the session's own): its tokens answer 401
+   * from now on, its writes 409 `session_closed` (final: never retried), and the admin token still
+   * reads it. Idempotent, so retried like the other writes: every close answers the same `closed_at`.
+   */
+  closeSession(sessionId: string, options: CallOptions = {}): Promise<ClosedSession> {
+    return this.post('closeSession', `/v1/sessions/${segment(sessionId)}/close`, {}, options);
   }
 
   /** `POST /v1/sessions/:sid/loops`: opens a loop (native unless told otherwise). */

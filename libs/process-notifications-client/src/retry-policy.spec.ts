@@ -36,6 +36,7 @@ describe('RetryPolicy', () => {
     ['session_not_found', problem(404, 'session_not_found')],
     ['loop_not_found', problem(404, 'loop_not_found', { disposition: 'stopped' })],
     ['unsupported_engine', problem(409, 'unsupported_engine', { disposition: 'stopped' })],
+    ['session_closed (final: the session takes no more writes)', problem(409, 'session_closed')],
     ['payload_too_large', problem(413, 'payload_too_large')],
     ['unsupported_media_type', problem(415, 'unsupported_media_type')],
     ['idempotency_collision', problem(422, 'idempotency_collision', { disposition: 'collision', sequence: 3 })],

@@ -65,6 +65,10 @@ export type LoopEngine = (typeof LOOP_ENGINES)[number];
 export const LOOP_STATES = ['running', 'stopped'] as const;
 export type LoopState = (typeof LOOP_STATES)[number];
 
+/** States of a session: `closed` once closed (its tokens refused, readable with the admin token). */
+export const SESSION_STATES = ['open', 'closed'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
 /** The answers of a delivery that succeeded. */
 export const SUCCESS_DISPOSITIONS = ['accepted', 'duplicate'] as const;
 export type SuccessDisposition = (typeof SUCCESS_DISPOSITIONS)[number];
@@ -88,6 +92,7 @@ export const PROBLEM_CODES = [
   'unsupported_engine',
   'already_exists',
   'loop_limit_reached',
+  'session_closed',
   'payload_too_large',
   'unsupported_media_type',
   'idempotency_collision',

@@ -11,7 +11,14 @@ export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/jo
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 export { runMigrationsExclusively } from './persistence/migration-lock.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
-export type { JournalRecordView, LoopView, PendingNotificationView, SessionView } from './process-notifications.views.js';
+export type {
+  ClosedSessionView,
+  JournalRecordView,
+  LoopView,
+  PendingNotificationView,
+  SessionTokenView,
+  SessionView,
+} from './process-notifications.views.js';
 export type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';
 export type {
@@ -58,6 +65,7 @@ export { CommandNotJournaledError } from './errors/command-not-journaled.error.j
 export { AlreadyExistsError } from './errors/already-exists.error.js';
 export { LoopLimitError } from './errors/loop-limit.error.js';
 export { OwnerUnavailableError } from './errors/owner-unavailable.error.js';
+export { SessionClosedError } from './errors/session-closed.error.js';
 export type { SessionOwner } from './cluster/session-ownership.service.js';
 
 export * from './vocabulary/process-vocabulary.js';

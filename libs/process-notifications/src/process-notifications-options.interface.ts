@@ -44,10 +44,10 @@ export interface ProcessNotificationsModuleOptions {
    */
   nodeUrl?: string;
   /**
-   * PostgreSQL only: how many sessions that this node does not own (with their token hashes) it
-   * keeps in memory after reading them from the database, for the routes any node answers
-   * (journal reads, forwarding to the owner). The least recently used is dropped first and read
-   * again when needed. The sessions a node owns are always in memory, as is every session on
+   * PostgreSQL only: how many sessions that this node does not own it keeps in memory after
+   * reading them from the database, for the routes any node answers (journal reads, forwarding to
+   * the owner). The least recently used is dropped first and read again when needed. Their tokens
+   * are not kept: read at every use, so a rotation or a close on the owner counts here at once. The sessions a node owns are always in memory, as is every session on
    * SQLite: their loops and pending sets are the service's state, not a cache.
    * @default 10000
    */

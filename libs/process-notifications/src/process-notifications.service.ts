@@ -22,7 +22,9 @@ import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 import {
   loopView,
   recordView,
+  type ClosedSessionView,
   type JournalRecordView,
+  type SessionTokenView,
   type LoopView,
   type PendingNotificationView,
   type SessionView,
@@ -69,7 +71,35 @@ export class ProcessNotificationsService {
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
   async getSession(sessionId: string): Promise<SessionView> {
     const session = await this.ownership.own(sessionId);
-    return { sessionId: session.sessionId, loops: this.loops.ofSession(session.sessionId).map(loopView) };
+    return {
+      sessionId: session.sessionId,
+      state: session.closedAt ? 'closed' : 'open',
+      closedAt: session.closedAt ?? null,
+      loops: this.loops.ofSession(session.sessionId).map(loopView),
+    };
+  }
+
+  /**
+   * Gives the session a new bearer token, returned once (only its hash is stored). From the
+   * commit on the old token opens nothing, on any node sharing the database. Answered by the
+   * session's owner; `SessionClosedError` when the session is closed.
+   */
+  async rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
+    const session = await this.ownership.ownOpen(sessionId);
+    const token = await this.sessions.rotateToken(session);
+    return { sessionId: session.sessionId, token };
+  }
+
+  /**
+   * Closes the session: from the commit on no token of it opens anything, and every write to it
+   * (deliveries, lifecycle records, loops, stops, consumes, rotations) is refused with
+   * `SessionClosedError`; it stays readable (loops, pending sets, journal) for the admin.
+   * Idempotent: closing a closed session answers when it was closed.
+   */
+  async closeSession(sessionId: string): Promise<ClosedSessionView> {
+    const session = await this.ownership.own(sessionId);
+    const closedAt = await this.sessions.close(session);
+    return { sessionId: session.sessionId, state: 'closed', closedAt };
   }
 
   /**
@@ -127,7 +157,7 @@ export class ProcessNotificationsService {
    * @param engine only `native` loops take process notifications @default 'native'
    */
   async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    const session = await this.ownership.own(sessionId);
+    const session = await this.ownership.ownOpen(sessionId);
     return loopView(await this.loops.open(session, options.loopId, options.engine));
   }
 
@@ -138,7 +168,7 @@ export class ProcessNotificationsService {
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    const session = await this.ownership.own(sessionId);
+    const session = await this.ownership.ownOpen(sessionId);
     return loopView(await this.loops.stop(session, loopId));
   }
 

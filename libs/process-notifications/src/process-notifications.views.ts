@@ -2,7 +2,7 @@ import type { JournalRecordEntity } from './persistence/journal-record.entity.js
 import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
 import type { ProcessLoop } from './loops/process-loop.js';
 import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
-import type { JournalKind, LoopEngine, LoopState } from './vocabulary/process-vocabulary.js';
+import type { JournalKind, LoopEngine, LoopState, SessionState } from './vocabulary/process-vocabulary.js';
 
 /** A loop as embedders see it. */
 export interface LoopView {
@@ -17,7 +17,24 @@ export interface LoopView {
 
 export interface SessionView {
   readonly sessionId: string;
+  /** `closed` once closed: readable, takes no more writes, and no token opens it. */
+  readonly state: SessionState;
+  /** When it was closed (ISO 8601), null while open. */
+  readonly closedAt: string | null;
   readonly loops: LoopView[];
+}
+
+/** A session's new bearer token, shown once (see `ProcessNotificationsService.rotateSessionToken`). */
+export interface SessionTokenView {
+  readonly sessionId: string;
+  readonly token: string;
+}
+
+/** A closed session (see `ProcessNotificationsService.closeSession`). */
+export interface ClosedSessionView {
+  readonly sessionId: string;
+  readonly state: 'closed';
+  readonly closedAt: string;
 }
 
 /** A pending notification as the pending views show it: with how its process ended, once known. */

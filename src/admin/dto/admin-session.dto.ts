@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { AdminSessionView } from 'nestjs-process-notifications';
+import { SESSION_STATES, type AdminSessionView, type SessionState } from 'nestjs-process-notifications';
 
 export class AdminSessionDto {
   @ApiProperty({ format: 'uuid' })
@@ -7,6 +7,12 @@ export class AdminSessionDto {
 
   @ApiProperty({ format: 'date-time' })
   readonly created_at: string;
+
+  @ApiProperty({ enum: SESSION_STATES, description: '`closed` once the session was closed.' })
+  readonly state: SessionState;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When it was closed; null while open.' })
+  readonly closed_at: string | null;
 
   @ApiProperty({ description: 'Loops of the session.' })
   readonly loops: number;
@@ -24,6 +30,8 @@ export class AdminSessionDto {
     return {
       session_id: view.sessionId,
       created_at: view.createdAt,
+      state: view.state,
+      closed_at: view.closedAt,
       loops: view.loops,
       running_loops: view.runningLoops,
       unconsumed: view.unconsumed,

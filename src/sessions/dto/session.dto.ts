@@ -1,15 +1,26 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SessionView } from 'nestjs-process-notifications';
+import { SESSION_STATES, type SessionState, type SessionView } from 'nestjs-process-notifications';
 import { LoopDto } from './loop.dto.js';
 
 export class SessionDto {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 
+  @ApiProperty({ enum: SESSION_STATES, description: '`closed` once closed: readable with the admin token, no more writes.' })
+  readonly state: SessionState;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When it was closed; null while open.' })
+  readonly closed_at: string | null;
+
   @ApiProperty({ type: [LoopDto] })
   readonly loops: LoopDto[];
 
   static from(view: SessionView): SessionDto {
-    return { session_id: view.sessionId, loops: view.loops.map((loop) => LoopDto.from(loop)) };
+    return {
+      session_id: view.sessionId,
+      state: view.state,
+      closed_at: view.closedAt,
+      loops: view.loops.map((loop) => LoopDto.from(loop)),
+    };
   }
 }

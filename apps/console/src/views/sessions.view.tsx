@@ -42,6 +42,7 @@ export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, {
                 <th scope="col">Running loops</th>
                 <th scope="col">Unconsumed</th>
                 <th scope="col">Last sequence</th>
+                <th scope="col">State</th>
               </tr>
             </thead>
             <tbody>
@@ -57,6 +58,7 @@ export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, {
                   <td class="number">{session.running_loops}</td>
                   <td class="number">{session.unconsumed}</td>
                   <td class="number">{session.last_sequence}</td>
+                  <td class={session.state === 'closed' ? 'closed' : undefined}>{session.state}</td>
                 </tr>
               ))}
             </tbody>

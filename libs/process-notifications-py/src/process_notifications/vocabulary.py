@@ -101,6 +101,7 @@ ProblemCode = Literal[
     "method_not_allowed",
     "unsupported_engine",
     "already_exists",
+    "session_closed",
     "loop_limit_reached",
     "payload_too_large",
     "unsupported_media_type",

@@ -67,15 +67,15 @@ export class AdminQueries {
     const after = request.cursor === undefined ? undefined : this.sessionsCursor.decode(request.cursor);
     const p = this.p;
     const parameters: unknown[] = after ? [...after, limit + 1] : [limit + 1];
-    const sql = `SELECT s.session_id, s.created_at, s.last_sequence, COUNT(l.loop_id) AS loops,
+    const sql = `SELECT s.session_id, s.created_at, s.closed_at, s.last_sequence, COUNT(l.loop_id) AS loops,
         COALESCE(SUM(CASE WHEN l.state = 'running' THEN 1 ELSE 0 END), 0) AS running_loops,
         COALESCE(SUM(l.unconsumed), 0) AS unconsumed
       FROM (
-        SELECT session_id, created_at, last_sequence FROM pn_sessions
+        SELECT session_id, created_at, closed_at, last_sequence FROM pn_sessions
         ${after ? `WHERE (created_at, session_id) < (${p(0)}, ${p(1)})` : ''}
         ORDER BY created_at DESC, session_id DESC LIMIT ${p(parameters.length - 1)}
       ) s LEFT JOIN pn_loops l ON l.session_id = s.session_id
-      GROUP BY s.session_id, s.created_at, s.last_sequence
+      GROUP BY s.session_id, s.created_at, s.closed_at, s.last_sequence
       ORDER BY s.created_at DESC, s.session_id DESC`;
     return this.page(
       sql,
@@ -86,6 +86,8 @@ export class AdminQueries {
       (row) => ({
         sessionId: String(row.session_id),
         createdAt: String(row.created_at),
+        state: row.closed_at === null ? 'open' : 'closed',
+        closedAt: row.closed_at === null ? null : String(row.closed_at),
         loops: Number(row.loops),
         runningLoops: Number(row.running_loops),
         unconsumed: Number(row.unconsumed),

@@ -1,5 +1,5 @@
 import type { ProcessOutcome } from '../outcomes/process-outcome.interface.js';
-import type { LoopEngine, LoopFilter, LoopState, TerminalReason, TerminalState } from '../vocabulary/process-vocabulary.js';
+import type { LoopEngine, LoopFilter, LoopState, SessionState, TerminalReason, TerminalState } from '../vocabulary/process-vocabulary.js';
 
 /** One page of an admin list, newest first; `nextCursor` is null on the last page. */
 export interface AdminPage<T> {
@@ -28,6 +28,10 @@ export interface AdminLoopQuery extends AdminPageRequest {
 export interface AdminSessionView {
   readonly sessionId: string;
   readonly createdAt: string;
+  /** `closed` once the session was closed. */
+  readonly state: SessionState;
+  /** When it was closed, null while open. */
+  readonly closedAt: string | null;
   readonly loops: number;
   readonly runningLoops: number;
   /** The sum of its loops' unconsumed notifications. */

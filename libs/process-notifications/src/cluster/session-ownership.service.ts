@@ -64,6 +64,14 @@ export class SessionOwnership implements OnModuleDestroy {
     return this.sessions.require(sessionId);
   }
 
+  /**
+   * {@link own}, for a write: `SessionClosedError` when the session is closed (checked again in
+   * the journal writer's queue, so no write of it commits after the close).
+   */
+  async ownOpen(sessionId: string): Promise<SessionEntity> {
+    return this.sessions.requireOpen(await this.own(sessionId));
+  }
+
   // Waits for this node's takeover of the session, at most CLAIM_PATIENCE_MS.
   private async takeOver(id: string): Promise<void> {
     let claim = this.claims.get(id);

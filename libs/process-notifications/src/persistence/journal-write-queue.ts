@@ -8,12 +8,14 @@ import type { Fence } from './journal-fencing.js';
 
 /**
  * What one unit of work produced. `refused`: this job alone is answered with a domain error
- * (e.g. fenced); the batch goes on.
+ * (e.g. fenced); the batch goes on. `committed`: run once its transaction has committed, before
+ * the next batch runs and whether or not its caller still waits.
  */
 export interface Outcome<T> {
   readonly value: T;
   readonly written: readonly JournalRecordEntity[];
   readonly refused?: ProcessNotificationsError;
+  readonly committed?: () => void;
 }
 
 /** A unit of work waiting for its transaction. */
@@ -205,6 +207,7 @@ export class JournalWriteQueue {
   private settle(batch: Job[], outcomes: Outcome<unknown>[]): void {
     batch.forEach((job, i) => {
       for (const record of outcomes[i]!.written) this.batches.committed(record);
+      outcomes[i]!.committed?.();
       if (job.settled) return;
       job.settled = true;
       clearTimeout(job.timer);

@@ -8,12 +8,14 @@ import { PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-d
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
+import { SessionClosedError } from '../errors/session-closed.error.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from './journal-outage.js';
 import { CONSUMED_KIND, JournalRecordEntity } from './journal-record.entity.js';
 import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
+import { SessionRows } from './session-rows.js';
 import { SessionLeases } from '../cluster/session-leases.service.js';
 import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
 import { JournalTransactionRunner } from './journal-transaction-runner.js';
@@ -43,6 +45,8 @@ export interface RestoreRows {
 /** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
 export interface JournalTransaction {
   append(draft: JournalDraft): Promise<JournalAppend>;
+  /** Runs `action` once the transaction has committed (never if it does not), before the next one runs. */
+  afterCommit(action: () => void): void;
 }
 
 /** Default deadline of one queued unit of work, from enqueue to answer. */
@@ -80,6 +84,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(JournalWriter.name);
   private readonly outage = new JournalOutage(this.logger);
   private readonly rows: JournalRows;
+  private readonly sessionRows = new SessionRows();
+  // Sessions closed (when), as this node saw them commit or read them: their writes are refused
+  // inside the writer's queue, so none commits in a transaction after the one that closed it.
+  private readonly closedSessions = new Map<string, string>();
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
@@ -160,6 +168,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(
       async (manager) => {
         const written: JournalRecordEntity[] = [];
+        const actions: (() => void)[] = [];
         const journal: JournalTransaction = {
           append: async (draft) => {
             const { value, written: appended } = await this.appendWithin(manager, draft);
@@ -167,9 +176,11 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
             written.push(...appended);
             return value;
           },
+          afterCommit: (action) => actions.push(action),
         };
         try {
-          return { value: { done: await work(manager, journal) }, written };
+          const done = await work(manager, journal);
+          return { value: { done }, written, committed: actions.length > 0 ? () => actions.forEach((action) => action()) : undefined };
         } catch (error) {
           if (error instanceof ProcessNotificationsError) return { value: { refused: error }, written };
           throw error;
@@ -180,6 +191,53 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     );
     if ('refused' in outcome) throw outcome.refused;
     return outcome.done;
+  }
+
+  /**
+   * Replaces an open session's token hash: from the commit on, the old token opens nothing
+   * (`onCommit` runs right at the commit, whether or not the caller still waits).
+   * `SessionClosedError` when the session is closed. Fenced like every write of the session.
+   */
+  rotateSessionToken(sessionId: string, tokenHash: string, onCommit: () => void): Promise<void> {
+    return this.write(async (manager, journal) => {
+      if (!(await this.sessionRows.replaceToken(manager, sessionId, tokenHash))) throw new SessionClosedError(sessionId, null);
+      journal.afterCommit(onCommit);
+    }, sessionId);
+  }
+
+  /**
+   * Closes a session (its token hash forgotten; its rows and journal kept) unless it is closed
+   * already; resolves with when it was closed. Every later write of the session is refused with
+   * `SessionClosedError`. `onCommit` runs right at the commit. Fenced like every write of the session.
+   */
+  async closeSession(sessionId: string, closedAt: string, onCommit: (closedAt: string) => void): Promise<string> {
+    const done = this.closedSessions.get(sessionId);
+    if (done !== undefined) return done;
+    try {
+      return await this.write(async (manager, journal) => {
+        const at = await this.sessionRows.close(manager, sessionId, closedAt);
+        if (at === null) throw new Error(`session ${sessionId} has no row to close`);
+        journal.afterCommit(() => {
+          this.closedSessions.set(sessionId, at);
+          onCommit(at);
+        });
+        return at;
+      }, sessionId);
+    } catch (error) {
+      // A concurrent close committed first: the same answer as a second close.
+      if (error instanceof SessionClosedError && error.closedAt !== null) return error.closedAt;
+      throw error;
+    }
+  }
+
+  /** The open session a token hash opens, read from the database. */
+  sessionOfToken(tokenHash: string): Promise<SessionEntity | null> {
+    return this.lookup((manager) => this.sessionRows.byTokenHash(manager, tokenHash));
+  }
+
+  /** Refuses the writes of a session found closed (restore, or a read of its row). */
+  refuseWritesOf(session: SessionEntity): void {
+    if (session.closedAt) this.closedSessions.set(session.sessionId, session.closedAt);
   }
 
   /** Runs a read, which never waits behind a write batch (see {@link JournalReadConnection}). */
@@ -244,8 +302,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   restore(sessionId: string | undefined, rebuild: (rows: RestoreRows) => (pending: PendingRow) => void): Promise<void> {
     return this.read(async (manager) => {
       const where = sessionId === undefined ? {} : { sessionId };
+      const sessions = await manager.find(SessionEntity, { where });
+      for (const session of sessions) this.refuseWritesOf(session);
       const visit = rebuild({
-        sessions: await manager.find(SessionEntity, { where }),
+        sessions,
         loops: await manager.find(LoopEntity, { where }),
         stops: await this.rows.loopStops(manager, sessionId),
       });
@@ -266,7 +326,17 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, sessionId?: string): Promise<T> {
-    return this.queue.enqueue(run, timeoutMs, () => this.fencing.fenceFor(sessionId));
+    // Checked when the job runs, not when it is queued: no write of a session commits in a
+    // transaction after the one that closed it.
+    const guarded =
+      sessionId === undefined
+        ? run
+        : (manager: EntityManager): Promise<Outcome<T>> => {
+            const closedAt = this.closedSessions.get(sessionId);
+            if (closedAt === undefined) return run(manager);
+            return Promise.resolve({ value: undefined as T, written: [], refused: new SessionClosedError(sessionId, closedAt) });
+          };
+    return this.queue.enqueue(guarded, timeoutMs, () => this.fencing.fenceFor(sessionId));
   }
 
   // One batch in one transaction (one span, linked to every caller's): each job inside its fence,

@@ -4,6 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { SessionEntity } from '../persistence/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
+import { SessionClosedError } from '../errors/session-closed.error.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
@@ -19,16 +20,17 @@ function hashToken(token: string): string {
 /**
  * Sessions and their bearer tokens: persisted through the journal writer, held here. On SQLite
  * every session is this process's and all are held. With several nodes (PostgreSQL) the sessions
- * this node owns are held while it owns them; a session or token of another node is read from
- * the database on a miss and kept in a bounded cache, so it works on every node at once and a
- * node's memory does not grow with every session it has ever seen.
+ * this node owns are held while it owns them, with their tokens; a session of another node is
+ * read from the database on a miss and kept in a bounded cache (journal reads), so a node's
+ * memory does not grow with every session it has ever seen. Another node's token is read from
+ * the database at every use, never cached: its owner may rotate it or close its session at any
+ * time, and from that commit on no node may take the old token.
  */
 @Injectable()
 export class Sessions {
   private readonly byId = new Map<string, SessionEntity>();
   private readonly byTokenHash = new Map<string, string>();
   private readonly others: BoundedCache<string, SessionEntity>;
-  private readonly otherTokens: BoundedCache<string, string>;
 
   constructor(
     private readonly writer: JournalWriter,
@@ -38,7 +40,6 @@ export class Sessions {
     const size = options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE;
     if (!Number.isSafeInteger(size) || size < 1) throw new Error(`sessionCacheSize must be a positive integer, got ${String(size)}`);
     this.others = new BoundedCache(size);
-    this.otherTokens = new BoundedCache(size);
   }
 
   /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */
@@ -47,7 +48,12 @@ export class Sessions {
     const token = randomBytes(32).toString('base64url');
     const session = await this.writer.write(async (manager) => {
       if (await manager.existsBy(SessionEntity, { sessionId })) throw new AlreadyExistsError('session', sessionId);
-      const entity = manager.create(SessionEntity, { sessionId, tokenHash: hashToken(token), createdAt: new Date().toISOString() });
+      const entity = manager.create(SessionEntity, {
+        sessionId,
+        tokenHash: hashToken(token),
+        createdAt: new Date().toISOString(),
+        closedAt: null,
+      });
       await manager.insert(SessionEntity, entity);
       return entity;
     });
@@ -84,12 +90,52 @@ export class Sessions {
    */
   async authenticate(token: string): Promise<string | undefined> {
     const hash = hashToken(token);
-    const cached = this.byTokenHash.get(hash) ?? this.otherTokens.get(hash);
-    if (cached || !this.leases.enabled) return cached;
-    const session = await this.writer.lookup((manager) => manager.findOneBy(SessionEntity, { tokenHash: hash }));
+    const held = this.byTokenHash.get(hash);
+    if (!this.leases.enabled) return held;
+    // Memory is the truth only while this node's lease is current: a node that froze past it may
+    // hold a token that the session's next owner has rotated since.
+    if (held && this.leases.epochOf(held) !== undefined) return held;
+    const session = await this.writer.sessionOfToken(hash);
     if (!session) return undefined;
     this.add(session);
     return session.sessionId;
+  }
+
+  /**
+   * Gives a session this node owns (see `SessionOwnership.own`) a new bearer token, shown once:
+   * from the commit on, the old token opens nothing, on any node. `SessionClosedError` when the
+   * session is closed.
+   */
+  async rotateToken(session: SessionEntity): Promise<string> {
+    if (session.closedAt) throw new SessionClosedError(session.sessionId, session.closedAt);
+    const token = randomBytes(32).toString('base64url');
+    const tokenHash = hashToken(token);
+    await this.writer.rotateSessionToken(session.sessionId, tokenHash, () => {
+      if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
+      session.tokenHash = tokenHash;
+      if (this.byId.get(session.sessionId) === session) this.byTokenHash.set(tokenHash, session.sessionId);
+    });
+    return token;
+  }
+
+  /**
+   * Closes a session this node owns: its token opens nothing from the commit on, its writes are
+   * refused with `SessionClosedError`, and it stays readable with the admin token. A second close
+   * answers the first one's time.
+   */
+  async close(session: SessionEntity): Promise<string> {
+    if (session.closedAt) return session.closedAt;
+    return this.writer.closeSession(session.sessionId, new Date().toISOString(), (closedAt) => {
+      if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
+      session.tokenHash = null;
+      session.closedAt = closedAt;
+    });
+  }
+
+  /** Throws `SessionClosedError` when the session is closed: for the writes it refuses. */
+  requireOpen(session: SessionEntity): SessionEntity {
+    if (session.closedAt) throw new SessionClosedError(session.sessionId, session.closedAt);
+    return session;
   }
 
   /** Replaces the held sessions with the persisted ones (restore at start, SQLite). */
@@ -105,17 +151,16 @@ export class Sessions {
     if (!this.leases.enabled) return this.hold(session);
     if (this.byId.has(session.sessionId)) return;
     this.others.set(session.sessionId, session);
-    if (session.tokenHash) this.otherTokens.set(session.tokenHash, session.sessionId);
   }
 
   /** Holds a session this node owns (restored at its takeover) until {@link release}. */
   hold(session: SessionEntity): void {
     this.others.delete(session.sessionId);
+    // A token this node held for the session before (it owned it once) may have been rotated since.
+    const before = this.byId.get(session.sessionId);
+    if (before?.tokenHash && before.tokenHash !== session.tokenHash) this.byTokenHash.delete(before.tokenHash);
     this.byId.set(session.sessionId, session);
-    if (session.tokenHash) {
-      this.otherTokens.delete(session.tokenHash);
-      this.byTokenHash.set(session.tokenHash, session.sessionId);
-    }
+    if (session.tokenHash && !session.closedAt) this.byTokenHash.set(session.tokenHash, session.sessionId);
   }
 
   /** Another node owns the session now: it goes back to the bounded cache. */

@@ -78,6 +78,10 @@ export type LoopEngine = (typeof LOOP_ENGINES)[number];
 export const LOOP_STATES = ['running', 'stopped'] as const;
 export type LoopState = (typeof LOOP_STATES)[number];
 
+/** States of a session: `closed` once closed (its tokens refused, its journal kept for the admin). */
+export const SESSION_STATES = ['open', 'closed'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
 /**
  * Filters of the admin loop list (spec section 12.1): every loop, those with unconsumed work,
  * those whose next delivery answers `inbox_full`, stopped ones with unconsumed work, and those
@@ -96,6 +100,7 @@ export const ERROR_CODES = [
   'unsupported_engine',
   'already_exists',
   'loop_limit_reached',
+  'session_closed',
   'idempotency_collision',
   'delivery_stopped',
   'journal_unavailable',

@@ -20,7 +20,7 @@ export class ConsumeProcessNotificationHandler implements ICommandHandler<Consum
 
   async execute(command: ConsumeProcessNotificationCommand): Promise<NotificationConsumption> {
     const commandId = requireCanonicalUuid(command.commandId, 'command_id');
-    const session = await this.ownership.own(command.sessionId);
+    const session = await this.ownership.ownOpen(command.sessionId);
     const loop = this.loops.require(session, command.loopId);
 
     if (loop.has(commandId)) {

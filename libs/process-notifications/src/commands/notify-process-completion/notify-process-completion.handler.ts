@@ -58,7 +58,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     span.setAttributes(ids);
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);
     // One session lookup: the owned session is where its loop is looked up.
-    const session = await this.ownership.own(dto.session_id);
+    const session = await this.ownership.ownOpen(dto.session_id);
     const loop = this.loops.require(session, dto.loop_id);
     if (loop.engine !== 'native') throw new UnsupportedEngineError(loop.loopId, loop.engine);
 

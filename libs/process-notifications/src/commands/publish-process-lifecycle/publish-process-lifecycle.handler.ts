@@ -67,7 +67,7 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
       [SPAN_ATTRIBUTES.eventId]: dto.event_id,
       [SPAN_ATTRIBUTES.kind]: dto.kind,
     });
-    await this.ownership.own(caller);
+    await this.ownership.ownOpen(caller);
 
     // Table order, only the fields sent: an identical retry is byte-identical, so it de-duplicates.
     const payload = canonicalPayload(dto, ProcessLifecycleRecordDto.schema.properties);
