@@ -209,6 +209,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
   }
 
+  /** A notification's record in a session's journal, if it was journaled there. */
+  notificationOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
+    return this.lookup((manager) =>
+      manager.findOneBy(JournalRecordEntity, { sessionId, idempotencyId: commandId, kind: 'process_notification' }),
+    );
+  }
+
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
     return this.lookup((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
