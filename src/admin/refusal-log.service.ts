@@ -69,6 +69,8 @@ function idIn(body: unknown, field: string): string | null {
 export class RefusalLog implements BeforeApplicationShutdown {
   private readonly logger = new Logger(RefusalLog.name);
   private unsaved: Refusal[] = [];
+  // The batch being stored: still listed from here until its transaction is over.
+  private inFlight: readonly Refusal[] = [];
   private dropped = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<void> | undefined;
@@ -101,16 +103,27 @@ export class RefusalLog implements BeforeApplicationShutdown {
     this.schedule();
   }
 
-  /** The newest `limit` refusals of every node, newest first (the ones still queued here first). */
+  /** The newest `limit` refusals of every node, newest first (the ones not stored yet here first). */
   async recent(limit: number): Promise<Refusal[]> {
-    const stored = (await this.store.recent(limit)).map((row) => refusalOf(row));
-    return [...[...this.unsaved].reverse(), ...stored].slice(0, limit);
+    const local = this.notStored();
+    return this.merge(local, await this.store.recent(limit)).slice(0, limit);
   }
 
   /** The refusals of deliveries under `commandId` (lower case), newest first. */
   async ofCommand(commandId: string): Promise<Refusal[]> {
-    const stored = (await this.store.ofCommand(commandId)).map((row) => refusalOf(row));
-    return [...this.unsaved.filter((refusal) => refusal.commandId === commandId).reverse(), ...stored];
+    const local = this.notStored().filter((refusal) => refusal.commandId === commandId);
+    return this.merge(local, await this.store.ofCommand(commandId));
+  }
+
+  // This node's refusals not known to be stored, newest first (taken before the database is read).
+  private notStored(): Refusal[] {
+    return [...this.inFlight, ...this.unsaved].reverse();
+  }
+
+  // `local` before the stored rows, each once: a batch may commit while the database is read.
+  private merge(local: readonly Refusal[], stored: readonly RefusalRow[]): Refusal[] {
+    const keys = new Set(local.map(keyOf));
+    return [...local, ...stored.map(refusalOf).filter((refusal) => !keys.has(keyOf(refusal)))];
   }
 
   /** Stores what is queued now (tests, shutdown). */
@@ -121,6 +134,7 @@ export class RefusalLog implements BeforeApplicationShutdown {
     if (this.unsaved.length === 0) return;
     const batch = this.unsaved;
     this.unsaved = [];
+    this.inFlight = batch;
     this.saving = this.store
       .save(batch)
       .catch((error: unknown) => {
@@ -128,6 +142,7 @@ export class RefusalLog implements BeforeApplicationShutdown {
         this.logger.warn(`${batch.length} refusals not stored: ${error instanceof Error ? error.message : String(error)}`);
       })
       .finally(() => {
+        this.inFlight = [];
         this.saving = undefined;
       });
     await this.saving;
@@ -147,6 +162,11 @@ export class RefusalLog implements BeforeApplicationShutdown {
     this.timer = setTimeout(() => void this.flush(), REFUSAL_FLUSH_MS);
     this.timer.unref();
   }
+}
+
+// What tells two refusals apart: the same answer read from memory and from the database are one.
+function keyOf(refusal: Refusal): string {
+  return [refusal.nodeId, refusal.at, refusal.code, refusal.sessionId, refusal.commandId, refusal.eventId, refusal.loopId].join('|');
 }
 
 function refusalOf(row: RefusalRow): Refusal {
