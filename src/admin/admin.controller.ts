@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   AdminQueries,
+  CommandNotJournaledError,
   DEFAULT_ADMIN_PAGE,
   DEFAULT_STALE_SECONDS,
   LOOP_FILTERS,
@@ -42,7 +43,7 @@ const CURSOR_QUERY = {
 
 /**
  * The operator's read API across sessions (spec section 12.1), admin token only. Everything is
- * read from the database (the refusals excepted: they are this node's), so every node of a
+ * read from the database (the refusals too, but for the few this node has not stored yet), so every node of a
  * cluster answers alike and nothing here is forwarded to a session's owner.
  */
 @ApiTags('admin')
@@ -104,8 +105,20 @@ export class AdminController {
   @ApiOkResponse({ type: NotificationLocationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'not_found', 'journal_unavailable')
   async notification(@Param('command_id', new UuidParamPipe('command_id')) commandId: string): Promise<NotificationLocationsDto> {
-    const found = await this.admin.findNotification(commandId);
-    return { notifications: found.map((view) => NotificationLocationDto.from(view)) };
+    const lowered = commandId.toLowerCase();
+    const [found, refusals] = await Promise.all([
+      // Refused without ever being journaled (a wrong loop, say): the refusals alone say where it went.
+      this.admin.findNotification(lowered).catch((error: unknown) => {
+        if (error instanceof CommandNotJournaledError) return error;
+        throw error;
+      }),
+      this.refusals.ofCommand(lowered),
+    ]);
+    if (found instanceof CommandNotJournaledError && refusals.length === 0) throw found;
+    return {
+      notifications: found instanceof CommandNotJournaledError ? [] : found.map((view) => NotificationLocationDto.from(view)),
+      refusals: refusals.map((refusal) => RefusalDto.from(refusal)),
+    };
   }
 
   @Get('nodes')
@@ -120,8 +133,8 @@ export class AdminController {
   @Get('refusals')
   @ApiQuery(LIMIT_QUERY)
   @ApiOkResponse({ type: RefusalsDto })
-  @ApiProblems('invalid_field', ...AUTH_PROBLEMS)
-  refusalList(@Query('limit', limit()) count: number): RefusalsDto {
-    return { refusals: this.refusals.recent(count).map((refusal) => RefusalDto.from(refusal)) };
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'journal_unavailable')
+  async refusalList(@Query('limit', limit()) count: number): Promise<RefusalsDto> {
+    return { refusals: (await this.refusals.recent(count)).map((refusal) => RefusalDto.from(refusal)) };
   }
 }

@@ -57,7 +57,7 @@ export function withSecurityHeaders(reply: FastifyReply): FastifyReply {
 /**
  * Serves the web console (spec section 12.2) under {@link CONSOLE_PATH}: its hashed assets as
  * static files, and its one page at `/console` and at every address below it (each view has an
- * address of its own, which a bookmark or a reload asks the server for). The page needs no
+ * address of its own, which a bookmark or a reload asks the server for), and redirects `/` to it. The page needs no
  * authentication: it holds no data, and asks for a token before it calls the API.
  * @param root the built console (see {@link defaultConsoleRoot})
  */
@@ -83,5 +83,7 @@ export function installConsole(fastify: FastifyInstance, root: string): void {
     });
     scope.get(CONSOLE_PATH, page);
     scope.get(`${CONSOLE_PATH}/*`, page);
+    // A browser pointed at the server's address lands on the console (the API has nothing at `/`).
+    scope.get('/', (_request, reply) => withSecurityHeaders(reply).redirect(CONSOLE_PATH, 302));
   });
 }

@@ -381,6 +381,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
           outcome: null,
         },
       ],
+      refusals: [],
     });
     expectProblem(await t.http.get('/v1/admin/notifications/0192f3a4-5b6c-7d8e-9f01-23456789abcd').set(admin), 404, 'not_found');
     // A lifecycle record's or a loop's id is not a notification's.
@@ -401,7 +402,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
         .set(auth)
         .send(body as object);
     const sent = notification(sessionId, loopId);
-    await post('process-completions', sent).expect(202);
+    const original = (await post('process-completions', sent).expect(202)).body as { sequence: number };
     await post('process-completions', notification(sessionId, loopId)).expect(202);
     const collision = { ...sent, process_handle: 'other' };
     await post('process-completions', collision).expect(422);
@@ -414,7 +415,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     const toForeign = notification(sessionId, foreign);
     await post('process-completions', toForeign).expect(409);
     const record = lifecycleRecord(sessionId, loopId);
-    await post('process-lifecycle', record).expect(201);
+    const recorded = (await post('process-lifecycle', record).expect(201)).body as { sequence: number };
     await post('process-lifecycle', { ...record, process_handle: 'other' }).expect(422);
     const foreignRecord: Record<string, unknown> = { ...lifecycleRecord(other.sessionId, loopId), secret: token };
     await post('process-lifecycle', foreignRecord).expect(403);
@@ -431,19 +432,43 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
       command_id: null,
       event_id: null,
       cause: null,
+      original_sequence: null,
+      differing_fields: null,
+      node_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       ...fields,
     });
     expect(refusals).toEqual([
       refusal('owner_mismatch', { loop_id: loopId, event_id: foreignRecord.event_id }),
-      refusal('idempotency_collision', { loop_id: loopId, event_id: record.event_id }),
+      refusal('idempotency_collision', {
+        loop_id: loopId,
+        event_id: record.event_id,
+        original_sequence: recorded.sequence,
+        differing_fields: ['process_handle'],
+      }),
       refusal('unsupported_engine', { loop_id: foreign, command_id: toForeign.command_id }),
       refusal('loop_not_found', { loop_id: noLoop.loop_id, command_id: noLoop.command_id }),
       refusal('owner_mismatch', { loop_id: loopId, command_id: mismatch.command_id }),
       refusal('delivery_stopped', { loop_id: loopId, command_id: overflow.command_id, cause: 'inbox_full' }),
-      refusal('idempotency_collision', { loop_id: loopId, command_id: sent.command_id }),
+      refusal('idempotency_collision', {
+        loop_id: loopId,
+        command_id: sent.command_id,
+        original_sequence: original.sequence,
+        differing_fields: ['process_handle'],
+      }),
     ]);
     expect(JSON.stringify(refusals)).not.toContain(token);
     expect(((await get('/v1/admin/refusals?limit=2')).refusals as unknown[]).length).toBe(2);
+
+    // The search for the collided id shows its refusal beside the original; one never
+    // journaled (a loop that does not exist) is found by its refusal alone.
+    const search = await get(`/v1/admin/notifications/${sent.command_id as string}`);
+    expect((search.notifications as Array<{ sequence: number }>).map((n) => n.sequence)).toEqual([original.sequence]);
+    expect(search.refusals).toEqual([refusals.at(-1)]);
+    expect(await get(`/v1/admin/notifications/${noLoop.command_id as string}`)).toEqual({ notifications: [], refusals: [refusals[3]] });
+
+    // Kept in the database: a restart lists the same refusals.
+    await restart();
+    expect((await get('/v1/admin/refusals')).refusals).toEqual(refusals);
     expectProblem(await t.http.get('/v1/admin/refusals?limit=1001').set(admin), 400, 'invalid_field', { field: 'limit' });
   });
 
@@ -454,10 +479,18 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     await t.http.get(`/v1/sessions/${a.sessionId}`).set(admin).expect(200);
     const { nodes } = (await get('/v1/admin/nodes')) as { nodes: Array<Record<string, unknown>> };
     if (backend.name === 'SQLite') {
-      expect(nodes).toEqual([{ node_url: t.url, live: true, last_heartbeat_at: null, sessions: 2 }]);
+      expect(nodes).toEqual([
+        { node_id: expect.stringMatching(/^[0-9a-f-]{36}$/), node_url: t.url, live: true, last_heartbeat_at: null, sessions: 2 },
+      ]);
     } else {
       expect(nodes).toEqual([
-        { node_url: expect.any(String), live: true, last_heartbeat_at: expect.stringMatching(/^\d{4}-/), sessions: 1 },
+        {
+          node_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          node_url: expect.any(String),
+          live: true,
+          last_heartbeat_at: expect.stringMatching(/^\d{4}-/),
+          sessions: 1,
+        },
       ]);
       expect(Date.now() - Date.parse(nodes[0]!.last_heartbeat_at as string)).toBeLessThan(60_000);
     }

@@ -26,6 +26,9 @@ async function tableRows(page: Page, caption: string | RegExp): Promise<string[]
   return Promise.all(rows.map(async (row) => (await row.locator('td').allInnerTexts()).map((text) => text.trim())));
 }
 
+/** How wide the page is drawn, in CSS pixels: wider than the window means a sideways scroll. */
+const pageWidth = async (page: Page): Promise<number> => Number(await page.evaluate('document.documentElement.scrollWidth'));
+
 /** Every serious or critical axe-core finding on the view now shown; the view's name for the message. */
 async function expectAccessible(tab: ConsoleTab, view: string): Promise<void> {
   const violations = await tab.seriousViolations();
@@ -123,8 +126,8 @@ describeBrowser('the web console in a browser', () => {
     expect(rows.map((row) => row[0])).toEqual(expect.arrayContaining([seeded.sessionId, other.sessionId]));
     expect(rows.findIndex((row) => row[0] === seeded.sessionId)).toBeLessThan(rows.findIndex((row) => row[0] === other.sessionId));
     const row = rows.find((cells) => cells[0] === seeded.sessionId)!;
-    // loops, running loops, unconsumed (1 busy + 2 full + 2 stopped), last sequence.
-    expect(row.slice(2, 5)).toEqual(['4', '3', '5']);
+    // loops, running loops, unconsumed (1 busy + 3 full + 2 stopped), last sequence.
+    expect(row.slice(2, 5)).toEqual(['4', '3', '6']);
     await expectAccessible(opened, 'sessions');
 
     // The token is in the Authorization header and sessionStorage, nowhere else.
@@ -136,10 +139,111 @@ describeBrowser('the web console in a browser', () => {
     expect(server.output).not.toContain(SERVER_ADMIN_TOKEN);
   });
 
+  it('shows a full loop, a stopped loop with work left and a collision on the first screen after sign-in', async () => {
+    const opened = await tab();
+    const page = opened.page;
+    // The server's own address leads a browser to the console.
+    await page.goto(`${server.url}/`);
+    expect(page.url()).toBe(`${server.url}/console`);
+    await opened.signIn(SERVER_ADMIN_TOKEN);
+    await heading(page, 'Sessions');
+    const attention = await tableRows(page, /Loops that need attention/);
+    const conditionOf = (loopId: string): string => attention.find((row) => row[0] === loopId)?.[2] ?? '';
+    // 2 pending + 1 refused as inbox_full, capacity 2.
+    expect(conditionOf(seeded.fullLoopId)).toMatch(/^full: 3 unconsumed of 2, its next delivery is refused \(inbox_full\)$/);
+    expect(conditionOf(seeded.stoppedLoopId)).toMatch(/stopped with work left: 2 unconsumed/);
+    expect(conditionOf(seeded.busyLoopId)).toBe('');
+    const collisions = await tableRows(page, /Recent idempotency collisions/);
+    const collision = collisions.find((row) => row[0] === seeded.collidedCommandId)!;
+    expect(collision.slice(1, 4)).toEqual([`sequence ${seeded.collidedSequence}`, 'process_handle', seeded.busyLoopId]);
+    await expectAccessible(opened, 'first screen');
+    // Nothing scrolls sideways in a 1280 px window.
+    expect(await pageWidth(page)).toBeLessThanOrEqual(1280);
+
+    // The full loop's page: its condition, both figures named as everywhere, and every unconsumed
+    // notification (the refused one too) with its Consume.
+    await page
+      .getByRole('table', { name: /Loops that need attention/ })
+      .getByRole('link', { name: seeded.fullLoopId })
+      .click();
+    await heading(page, `Loop ${seeded.fullLoopId}`);
+    const count = (name: string) => page.locator('dl.counts div', { hasText: name }).locator('dd').innerText();
+    expect([await count('Capacity'), await count('Pending'), await count('Unconsumed')]).toEqual(['2', '2', '3']);
+    await page.locator('.loop-condition', { hasText: 'full: 3 unconsumed of 2' }).waitFor();
+    await page
+      .getByRole('table', { name: /Unconsumed notifications/ })
+      .locator(`tr[data-status="refused"]`)
+      .waitFor();
+    const unconsumed = await tableRows(page, /Unconsumed notifications/);
+    expect(unconsumed.map((row) => [row[0], row[1]])).toEqual([
+      [expect.any(String), 'pending'],
+      [expect.any(String), 'pending'],
+      [seeded.overflowCommandId, 'refused: the loop’s set was full'],
+    ]);
+    await expectAccessible(opened, 'full loop');
+  });
+
+  it('consumes a notification the loop refused, from the loop page, and shows the loop no longer full', async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.stoppedLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.stoppedLoopId}`);
+    await page.locator('.loop-condition', { hasText: 'stopped with work left' }).waitFor();
+    await page.getByRole('button', { name: `Consume ${session.refusedByStoppedCommandId}` }).click();
+    await page.getByRole('dialog', { name: 'Consume notification?' }).getByRole('button', { name: 'Confirm' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Consumed ${session.refusedByStoppedCommandId}` })
+      .waitFor();
+    await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd', { hasText: /^1$/ }).waitFor();
+    const loops = await admin().adminLoops({ session_id: session.sessionId, filter: 'stopped' });
+    expect(loops.loops.map((loop) => [loop.loop_id, loop.unconsumed])).toEqual([[session.stoppedLoopId, 1]]);
+
+    await page.goto(`${server.url}/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
+    await page.getByRole('button', { name: `Consume ${session.overflowCommandId}` }).click();
+    await page.getByRole('dialog', { name: 'Consume notification?' }).getByRole('button', { name: 'Confirm' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Consumed ${session.overflowCommandId}` })
+      .waitFor();
+    // 2 of 2: still full (its next delivery is refused), now with only pending ones.
+    await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd', { hasText: /^2$/ }).waitFor();
+    expect(await page.locator('tr[data-status="refused"]').count()).toBe(0);
+  });
+
+  it('names the figures alike on the session view, and fits a UUID in the Command id field', async () => {
+    const opened = await open(`/console/sessions/${seeded.sessionId}`);
+    const page = opened.page;
+    await heading(page, `Session ${seeded.sessionId}`);
+    const table = page.getByRole('table', { name: /Loops of this session/ });
+    await table.waitFor();
+    expect(await table.locator('thead th').allInnerTexts()).toEqual([
+      'Loop id',
+      'Engine',
+      'State',
+      'Condition',
+      'Capacity',
+      'Pending',
+      'Unconsumed',
+    ]);
+    await table.locator('tr', { hasText: seeded.fullLoopId }).getByText('full: next delivery refused').waitFor();
+    const full = (await tableRows(page, /Loops of this session/)).find((row) => row[0] === seeded.fullLoopId)!;
+    expect(full.slice(4)).toEqual(['2', '2', '3']);
+    const search = page.getByLabel('Command id');
+    await search.fill(seeded.pendingCommandId);
+    // The whole id is visible: nothing scrolled out of the field.
+    expect(
+      await search.evaluate((input) => {
+        const box = input as unknown as { scrollWidth: number; clientWidth: number };
+        return box.scrollWidth <= box.clientWidth;
+      }),
+    ).toBe(true);
+  });
+
   it('goes from the sessions list to a session, to a loop, and back and forward through history', async () => {
     const opened = await open('/console/sessions');
     const page = opened.page;
-    await page.getByRole('link', { name: seeded.sessionId }).click();
+    await page.getByRole('table', { name: 'Sessions, newest first' }).getByRole('link', { name: seeded.sessionId }).click();
     await heading(page, `Session ${seeded.sessionId}`);
     expect(page.url()).toBe(`${server.url}/console/sessions/${seeded.sessionId}`);
     const loops = await tableRows(page, /Loops of this session/);
@@ -170,31 +274,34 @@ describeBrowser('the web console in a browser', () => {
     await heading(page, `Loop ${seeded.busyLoopId}`);
     // The ages and lifecycles are drawn from the live journal, which arrives in batches: read
     // them once the whole session's journal is on the page, not while it is still coming in.
-    await journalDrawn(page, seeded);
+    await journalDrawn(page, seeded, seeded.busyLoopId);
     const count = (name: string) => page.locator('dl.counts div', { hasText: name }).locator('dd').innerText();
     expect(await count('State')).toBe('running');
     expect(await count('Capacity')).toBe(String(SEEDED_CAPACITY));
     expect(await count('Pending')).toBe('1');
     expect(await count('Unconsumed')).toBe('1');
     await page
-      .getByRole('table', { name: /Pending notifications/ })
+      .getByRole('table', { name: /Unconsumed notifications/ })
       .locator('time')
       .waitFor();
-    const pending = await tableRows(page, /Pending notifications/);
+    const pending = await tableRows(page, /Unconsumed notifications/);
     expect(pending).toHaveLength(1);
-    expect(pending[0]!.slice(0, 3)).toEqual([seeded.pendingCommandId, 'npm-test', 'exited/exited']);
+    expect(pending[0]!.slice(0, 4)).toEqual([seeded.pendingCommandId, 'pending', 'npm-test', 'exited/exited']);
     // Seconds for the first two minutes, minutes after: a slow run can reach the second.
-    expect(pending[0]![3]).toMatch(/^\d+ (s|min)$/);
+    expect(pending[0]![4]).toMatch(/^\d+ (s|min)$/);
     const lifecycle = await tableRows(page, /Lifecycle of each process handle/);
     expect(lifecycle).toHaveLength(1);
     expect(lifecycle[0]![0]).toBe('npm-test');
     expect(lifecycle[0]![4]).toMatch(/^completed /);
     expect(lifecycle[0]!.slice(5)).toEqual(['exited/exited', '0']);
     await page.getByText('Live: new records appear').waitFor();
-    const journal = await tableRows(page, /Session journal/);
-    expect(journal.map((row) => row[2])).toEqual(
-      expect.arrayContaining(['process_notification', 'process_notification_consumed', 'started', 'completed']),
-    );
+    // This loop's records only, by default.
+    const journal = await tableRows(page, /Journal of this loop/);
+    expect(journal.map((row) => row[2]).sort()).toEqual(['completed', 'process_notification', 'started']);
+    expect(new Set(journal.map((row) => row[3]))).toEqual(new Set([seeded.busyLoopId]));
+    await page.getByLabel("Only this loop's records").uncheck();
+    const whole = await tableRows(page, /Session journal/);
+    expect(whole.map((row) => row[2])).toEqual(expect.arrayContaining(['process_notification_consumed', 'loop_stopped']));
     await expectAccessible(opened, 'loop');
   });
 
@@ -203,18 +310,18 @@ describeBrowser('the web console in a browser', () => {
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.idleLoopId}`);
     const page = opened.page;
     await heading(page, `Loop ${session.idleLoopId}`);
-    await page.getByText('No notification is pending.').waitFor();
+    await page.getByText('No notification is unconsumed.').waitFor();
     await page.getByText('Live: new records appear').waitFor();
     // "Live" is also said a second after opening when nothing failed: the 2 s start once the
     // stream has really delivered what was already journaled.
-    await journalDrawn(page, session);
+    await journalDrawn(page, session, session.idleLoopId);
     const delivered = completion(session.sessionId, session.idleLoopId, 'live-delivery');
     const client = new ProcessNotificationsClient({ baseUrl: server.url, token: session.token });
     const { sequence } = await client.deliverCompletion(delivered);
     const started = Date.now();
     await page.locator(`table.timeline tr[data-sequence="${sequence}"]`).waitFor({ timeout: 2_000 });
     await page
-      .getByRole('table', { name: /Pending notifications/ })
+      .getByRole('table', { name: /Unconsumed notifications/ })
       .getByText(delivered.command_id)
       .waitFor({ timeout: Math.max(1, 2_000 - (Date.now() - started)) }); // 0 would mean no timeout
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -242,7 +349,7 @@ describeBrowser('the web console in a browser', () => {
       .getByRole('status')
       .filter({ hasText: `Consumed ${session.pendingCommandId}` })
       .waitFor();
-    await page.getByText('No notification is pending.').waitFor();
+    await page.getByText('No notification is unconsumed.').waitFor();
     expect((await client(session).pendingNotifications(session.sessionId, session.busyLoopId)).notifications).toEqual([]);
 
     await page.getByRole('button', { name: 'Stop loop' }).click();
@@ -337,7 +444,7 @@ describeBrowser('the web console in a browser', () => {
     const session = await seedConsole(server.url);
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
     const page = opened.page;
-    const [first] = (await tableRows(page, /Pending notifications/)).map((row) => row[0]!);
+    const [first] = (await tableRows(page, /Unconsumed notifications/)).map((row) => row[0]!);
     // Consumed behind the console's back while its confirmation is open: the console's consume
     // then answers consumed: false. (Consumed before the click, the live feed would already have
     // taken the row, and its button, off the page.)
@@ -418,7 +525,10 @@ describeBrowser('the web console in a browser', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.slice(0, 3)).toEqual([seeded.sessionId, seeded.busyLoopId, 'running']);
     await expectAccessible(opened, 'search result');
-    await page.getByRole('link', { name: seeded.busyLoopId }).click();
+    await page
+      .getByRole('table', { name: /Where this notification is/ })
+      .getByRole('link', { name: seeded.busyLoopId })
+      .click();
     await heading(page, `Loop ${seeded.busyLoopId}`);
 
     const unknown = randomUUID();
@@ -433,14 +543,40 @@ describeBrowser('the web console in a browser', () => {
     const page = opened.page;
     const nodes = await tableRows(page, 'Nodes');
     expect(nodes).toHaveLength(1);
-    expect(nodes[0]![3]).toMatch(/^\d+$/);
+    // Its id, as the API (and an owner_unavailable problem) names it.
+    const [node] = (await admin().nodes()).nodes;
+    expect(nodes[0]![0]).toBe(node!.node_id);
+    expect(nodes[0]![4]).toMatch(/^\d+$/);
     await expectAccessible(opened, 'nodes');
     await page.getByRole('link', { name: 'Refusals' }).click();
     await heading(page, 'Refusals');
     const refusals = await tableRows(page, /Recent refusals/);
-    const mine = refusals.find((row) => row[3] === seeded.sessionId)!;
-    expect(mine.slice(1, 5)).toEqual(['delivery_stopped', 'loop_stopped', seeded.sessionId, seeded.stoppedLoopId]);
+    const mine = refusals.filter((row) => row[2]!.includes(seeded.sessionId));
+    expect(mine.find((row) => row[3] === `command ${seeded.refusedByStoppedCommandId}`)!.slice(1, 3)).toEqual([
+      'delivery_stopped\ncause loop_stopped',
+      `session ${seeded.sessionId}\nloop ${seeded.stoppedLoopId}`,
+    ]);
+    // A collision: the original's sequence and the fields that differ, its id a link to the search.
+    const collision = mine.find((row) => row[1]!.startsWith('idempotency_collision'))!;
+    expect(collision.slice(3)).toEqual([
+      `command ${seeded.collidedCommandId}`,
+      `original sequence ${seeded.collidedSequence}\ndiffers process_handle`,
+    ]);
+    expect(collision[0]).toContain(`node ${(await admin().nodes()).nodes[0]!.node_id}`);
     await expectAccessible(opened, 'refusals');
+    // Fits a 1280 px window: nothing to scroll sideways.
+    expect(await pageWidth(page)).toBeLessThanOrEqual(1280);
+    await page
+      .getByRole('table', { name: /Recent refusals/ })
+      .getByRole('link', { name: seeded.collidedCommandId })
+      .first()
+      .click();
+    await heading(page, `Command id ${seeded.collidedCommandId}`);
+    expect(await tableRows(page, /Where this notification is/)).toEqual([expect.arrayContaining([seeded.sessionId, seeded.busyLoopId])]);
+    const refused = await tableRows(page, /Refused deliveries with this command id/);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]![4]).toBe(`original sequence ${seeded.collidedSequence}\ndiffers process_handle`);
+    await expectAccessible(opened, 'search with refusals');
   });
 
   it('opens a bookmarked address after sign-in, and forgets the token on sign-out', async () => {
@@ -470,8 +606,16 @@ describeBrowser('the web console in a browser', () => {
     await heading(page, `Session ${seeded.sessionId}`);
     expect(page.url()).toBe(`${server.url}/console/sessions/${seeded.sessionId}`);
     await expectAccessible(opened, 'session (session token)');
-    for (const view of ['Sessions', 'Loops', 'Nodes', 'Refusals']) {
-      await page.getByRole('navigation').getByRole('link', { name: view }).click();
+    // No link to a view it cannot see; at its address, such a view says it needs the admin token.
+    const links = await page.getByRole('navigation', { name: 'Views' }).getByRole('link').allInnerTexts();
+    expect(links).toEqual(['Your session']);
+    for (const [view, path] of [
+      ['Sessions', '/console/sessions'],
+      ['Loops', '/console/loops'],
+      ['Nodes', '/console/nodes'],
+      ['Refusals', '/console/refusals'],
+    ] as const) {
+      await page.goto(`${server.url}${path}`);
       await heading(page, view);
       await page.getByText('This view needs the admin token').waitFor();
     }
@@ -519,6 +663,7 @@ describeBrowser('the web console in a browser', () => {
           '3c4d5e6f-7a8b-4c9d-8e1f-2a3b4c5d6e7f',
           '4d5e6f7a-8b9c-4d0e-9f2a-3b4c5d6e7f80',
           '5e6f7a8b-9c0d-4e1f-8a3b-4c5d6e7f8091',
+          '6f7a8b9c-0d1e-4f2a-9b4c-5d6e7f809102',
         ],
       });
       const opened = await tab();
@@ -552,10 +697,26 @@ describeBrowser('the web console in a browser', () => {
     }
   });
 
-  /** Waits until the loop view's timeline shows the session's newest record: the live journal has caught up. */
-  async function journalDrawn(page: Page, session: SeededSession): Promise<void> {
+  /**
+   * Waits until the live journal has caught up: the loop view's timeline (this loop's records by
+   * default) shows the loop's newest record; for a loop with none, the whole session's is shown
+   * for a moment to see the session's newest one.
+   */
+  async function journalDrawn(page: Page, session: SeededSession, loopId: string): Promise<void> {
     const { records } = await client(session).journal(session.sessionId);
+    const mine = records.filter((record) => record.loop_id === loopId);
+    if (mine.length > 0) {
+      await page.locator(`table.timeline tr[data-sequence="${mine.at(-1)!.sequence}"]`).waitFor();
+      return;
+    }
+    const onlyThisLoop = page.getByLabel("Only this loop's records");
+    await onlyThisLoop.uncheck();
     await page.locator(`table.timeline tr[data-sequence="${records.at(-1)!.sequence}"]`).waitFor();
+    await onlyThisLoop.check();
+  }
+
+  function admin(): ProcessNotificationsClient {
+    return new ProcessNotificationsClient({ baseUrl: server.url, token: SERVER_ADMIN_TOKEN });
   }
 
   function client(session: SeededSession): ProcessNotificationsClient {
@@ -576,6 +737,8 @@ describeBrowser('the web console across a server restart, and turned off', () =>
       await page.goto(`${server.url}/console/sessions/${session.sessionId}/loops/${session.idleLoopId}`);
       await opened.signIn(SERVER_ADMIN_TOKEN);
       await page.getByText('Live: new records appear').waitFor();
+      // The whole session's journal (the view shows this loop's records by default).
+      await page.getByLabel("Only this loop's records").uncheck();
       const sequences = async (): Promise<string[]> =>
         page.locator('table.timeline tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-sequence')!));
       // The stream may be live before the seeded records are drawn: wait for the newest of them.
@@ -607,9 +770,10 @@ describeBrowser('the web console across a server restart, and turned off', () =>
     const dir = tempDir();
     const server = await ServerProcess.start({ PN_DATABASE_URL: `sqlite:${dir.file('off.db')}`, PN_CONSOLE: 'off' });
     try {
-      for (const path of ['/console', '/console/', '/console/sessions', '/console/assets/index.js']) {
-        expect({ path, status: (await fetch(`${server.url}${path}`)).status }).toEqual({ path, status: 404 });
+      for (const path of ['/', '/console', '/console/', '/console/sessions', '/console/assets/index.js']) {
+        expect({ path, status: (await fetch(`${server.url}${path}`, { redirect: 'manual' })).status }).toEqual({ path, status: 404 });
       }
+      expect((await fetch(`${server.url}/`)).headers.get('content-type')).toMatch(/^application\/problem\+json/);
       const session = await new ProcessNotificationsClient({ baseUrl: server.url, token: SERVER_ADMIN_TOKEN }).createSession();
       expect(session.session_id).toEqual(expect.any(String));
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);

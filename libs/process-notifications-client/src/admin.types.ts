@@ -79,13 +79,17 @@ export interface NotificationLocation {
   readonly outcome: ProcessOutcome | null;
 }
 
-/** Answer of `GET /v1/admin/notifications/:command_id`: one entry per session. */
+/** Answer of `GET /v1/admin/notifications/:command_id`: one entry per session, and the id's refusals. */
 export interface NotificationLocations {
   readonly notifications: readonly NotificationLocation[];
+  /** Deliveries under this id that were refused (a collision among them), newest first. */
+  readonly refusals: readonly Refusal[];
 }
 
 /** A node in `GET /v1/admin/nodes`. */
 export interface ClusterNode {
+  /** The id an `owner_unavailable` problem and a refusal name. */
+  readonly node_id: string;
   readonly node_url: string;
   readonly live: boolean;
   /** Null on SQLite. */
@@ -112,9 +116,15 @@ export interface Refusal {
   /** A lifecycle record's; null for a completion. */
   readonly event_id: string | null;
   readonly cause: StopCause | null;
+  /** An `idempotency_collision`: the original's journal sequence; else null. */
+  readonly original_sequence: number | null;
+  /** An `idempotency_collision`: names (never values) of the fields that differ from the original's; else null. */
+  readonly differing_fields: readonly string[] | null;
+  /** The node that answered. */
+  readonly node_id: string;
 }
 
-/** Answer of `GET /v1/admin/refusals`: what the answering node refused, newest first. */
+/** Answer of `GET /v1/admin/refusals`: what the cluster's nodes refused lately, newest first. */
 export interface Refusals {
   readonly refusals: readonly Refusal[];
 }

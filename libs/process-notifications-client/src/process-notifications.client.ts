@@ -310,7 +310,7 @@ export class ProcessNotificationsClient {
     return this.get('nodes', '/v1/admin/nodes', options);
   }
 
-  /** `GET /v1/admin/refusals` (admin token): what the answering node refused lately, newest first. */
+  /** `GET /v1/admin/refusals` (admin token): what the nodes refused lately, newest first (kept in the database). */
   refusals(query: { readonly limit?: number } = {}, options: CallOptions = {}): Promise<Refusals> {
     return this.get('refusals', `/v1/admin/refusals${queryString(query)}`, options);
   }

@@ -29,6 +29,7 @@ import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './cluster/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
 import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
+import { RefusalStore } from './persistence/refusal-store.service.js';
 import { AdminQueries } from './admin/admin-queries.service.js';
 
 /**
@@ -56,8 +57,9 @@ import { AdminQueries } from './admin/admin-queries.service.js';
     PublishProcessLifecycleHandler,
     ProcessNotificationsService,
     AdminQueries,
+    RefusalStore,
   ],
-  exports: [ProcessNotificationsService, AdminQueries],
+  exports: [ProcessNotificationsService, AdminQueries, RefusalStore],
 })
 export class ProcessNotificationsModule extends ConfigurableModuleClass {
   /**

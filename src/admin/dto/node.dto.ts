@@ -2,6 +2,9 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { NodeView } from 'nestjs-process-notifications';
 
 export class NodeDto {
+  @ApiProperty({ format: 'uuid', description: 'The node’s id: what an owner_unavailable problem and a refusal name.' })
+  readonly node_id: string;
+
   @ApiProperty({ description: 'Base URL at which the other nodes reach it.' })
   readonly node_url: string;
 
@@ -15,6 +18,12 @@ export class NodeDto {
   readonly sessions: number;
 
   static from(view: NodeView): NodeDto {
-    return { node_url: view.nodeUrl, live: view.live, last_heartbeat_at: view.lastHeartbeatAt, sessions: view.sessions };
+    return {
+      node_id: view.nodeId,
+      node_url: view.nodeUrl,
+      live: view.live,
+      last_heartbeat_at: view.lastHeartbeatAt,
+      sessions: view.sessions,
+    };
   }
 }

@@ -24,6 +24,24 @@ export class RefusalDto {
   @ApiProperty({ enum: STOP_CAUSES, nullable: true, description: 'The delivery stopped cause, else null.' })
   readonly cause: StopCause | null;
 
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'An idempotency_collision: the journal sequence of the original (in the same session); else null.',
+  })
+  readonly original_sequence: number | null;
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description:
+      'An idempotency_collision: the names of the fields whose values differ from the original’s, sorted (names only, never values; empty when the original’s payload was dropped by retention); else null.',
+  })
+  readonly differing_fields: string[] | null;
+
+  @ApiProperty({ format: 'uuid', description: 'The node that answered (as GET /v1/admin/nodes names it).' })
+  readonly node_id: string;
+
   static from(refusal: Refusal): RefusalDto {
     return {
       at: refusal.at,
@@ -33,6 +51,9 @@ export class RefusalDto {
       command_id: refusal.commandId,
       event_id: refusal.eventId,
       cause: refusal.cause,
+      original_sequence: refusal.originalSequence,
+      differing_fields: refusal.differingFields === null ? null : [...refusal.differingFields],
+      node_id: refusal.nodeId,
     };
   }
 }

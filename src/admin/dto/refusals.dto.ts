@@ -2,6 +2,9 @@ import { ApiProperty } from '@nestjs/swagger';
 import { RefusalDto } from './refusal.dto.js';
 
 export class RefusalsDto {
-  @ApiProperty({ type: [RefusalDto], description: 'What this node refused, newest first (it keeps the last 1,000).' })
+  @ApiProperty({
+    type: [RefusalDto],
+    description: 'What the nodes refused lately, newest first (the database keeps the newest 1,000, cluster-wide).',
+  })
   readonly refusals: RefusalDto[];
 }

@@ -26,7 +26,7 @@ export function completion(
 export interface SeededSession {
   readonly sessionId: string;
   readonly token: string;
-  /** Capacity reached: its next delivery answers inbox_full. */
+  /** Capacity reached, and one more refused as inbox_full: its next delivery answers inbox_full. */
   readonly fullLoopId: string;
   /** One unconsumed notification, room for more. */
   readonly busyLoopId: string;
@@ -38,6 +38,14 @@ export interface SeededSession {
   readonly pendingCommandId: string;
   /** A notification of the full loop that was consumed. */
   readonly consumedCommandId: string;
+  /** The full loop's notification it refused as inbox_full: journaled, unconsumed, not pending. */
+  readonly overflowCommandId: string;
+  /** The stopped loop's notification it refused once stopped: journaled, unconsumed. */
+  readonly refusedByStoppedCommandId: string;
+  /** The busy loop's pending notification's id, reused for another payload: an idempotency collision. */
+  readonly collidedCommandId: string;
+  /** The original's journal sequence. */
+  readonly collidedSequence: number;
 }
 
 /** Fixed ids, so that a screenshot of a seeded console shows the same ids every time. */
@@ -49,7 +57,8 @@ export interface SeedIds {
 
 /**
  * A session seeded through the API as supervisors and a loop would: deliveries, lifecycle
- * records, a consume, a stop, and a delivery the stopped loop refuses.
+ * records, a consume, a delivery the full loop refuses (inbox_full), a stop, a delivery the
+ * stopped loop refuses, and a command id reused for another payload (a collision).
  */
 export async function seedConsole(baseUrl: string, ids: SeedIds = {}): Promise<SeededSession> {
   const admin = new ProcessNotificationsClient({ baseUrl, token: SERVER_ADMIN_TOKEN });
@@ -93,18 +102,24 @@ export async function seedConsole(baseUrl: string, ids: SeedIds = {}): Promise<S
     // Section 14: the record reports the same run as the notification below.
     command_id: pending.command_id,
   });
-  await client.deliverCompletion(pending);
+  const { sequence: pendingSequence } = await client.deliverCompletion(pending);
 
   const consumed = completion(sessionId, full, 'cargo-build', nextCommandId());
   await client.deliverCompletion(consumed);
   await client.consume(sessionId, full, consumed.command_id);
   await client.deliverCompletion(completion(sessionId, full, 'cargo-build', nextCommandId()));
   await client.deliverCompletion(completion(sessionId, full, 'cargo-clippy', nextCommandId()));
+  // Refused as inbox_full: journaled, counted as unconsumed, in no loop's set.
+  const overflow = completion(sessionId, full, 'cargo-doc', nextCommandId());
+  await client.deliverCompletion(overflow, { retry: false }).catch(() => undefined);
 
   await client.deliverCompletion(completion(sessionId, stopped, 'pytest', nextCommandId()));
   await client.stopLoop(sessionId, stopped);
   // Refused (delivery_stopped, loop_stopped): listed among the node's refusals.
-  await client.deliverCompletion(completion(sessionId, stopped, 'pytest', nextCommandId()), { retry: false }).catch(() => undefined);
+  const refusedByStopped = completion(sessionId, stopped, 'pytest', nextCommandId());
+  await client.deliverCompletion(refusedByStopped, { retry: false }).catch(() => undefined);
+  // Refused (idempotency_collision): the pending notification's id with another process handle.
+  await client.deliverCompletion({ ...pending, process_handle: 'npm-lint' }, { retry: false }).catch(() => undefined);
 
   return {
     sessionId,
@@ -115,5 +130,9 @@ export async function seedConsole(baseUrl: string, ids: SeedIds = {}): Promise<S
     idleLoopId: idle,
     pendingCommandId: pending.command_id,
     consumedCommandId: consumed.command_id,
+    overflowCommandId: overflow.command_id,
+    refusedByStoppedCommandId: refusedByStopped.command_id,
+    collidedCommandId: pending.command_id,
+    collidedSequence: pendingSequence,
   };
 }

@@ -13,7 +13,10 @@ const SECTIONS = [
   { label: 'Refusals', route: { view: 'refusals' }, views: ['refusals'] },
 ] as const satisfies readonly { label: string; route: ConsoleRoute; views: readonly ConsoleRoute['view'][] }[];
 
-/** The frame of every view: the links to the others, the search by command id, who is signed in, `Sign out`. */
+/**
+ * The frame of every view: the links to the others (for a session token only its own session's:
+ * the others need the admin token), the search by command id, who is signed in, `Sign out`.
+ */
 export function ConsoleLayout(props: { route: ConsoleRoute; identity: Identity; onSignOut: () => void; children: ComponentChildren }) {
   const [commandId, setCommandId] = useState(props.route.view === 'notification' ? props.route.commandId : '');
   useEffect(() => {
@@ -40,13 +43,25 @@ export function ConsoleLayout(props: { route: ConsoleRoute; identity: Identity; 
         <p class="brand">Process notifications</p>
         <nav aria-label="Views">
           <ul>
-            {SECTIONS.map((section) => (
-              <li key={section.label}>
-                <Link href={routeHref(section.route)} current={(section.views as readonly string[]).includes(props.route.view)}>
-                  {section.label}
-                </Link>
-              </li>
-            ))}
+            {props.identity.kind === 'admin'
+              ? SECTIONS.map((section) => (
+                  <li key={section.label}>
+                    <Link href={routeHref(section.route)} current={(section.views as readonly string[]).includes(props.route.view)}>
+                      {section.label}
+                    </Link>
+                  </li>
+                ))
+              : // A session token sees its own session only: no link to the admin-only views.
+                props.identity.session_id && (
+                  <li>
+                    <Link
+                      href={routeHref({ view: 'session', sessionId: props.identity.session_id })}
+                      current={props.route.view === 'session' || props.route.view === 'loop'}
+                    >
+                      Your session
+                    </Link>
+                  </li>
+                )}
           </ul>
         </nav>
         <form role="search" class="search" onSubmit={search}>
@@ -55,6 +70,7 @@ export function ConsoleLayout(props: { route: ConsoleRoute; identity: Identity; 
             id="command-id-search"
             name="command_id"
             type="search"
+            size={36}
             autocomplete="off"
             spellcheck={false}
             required

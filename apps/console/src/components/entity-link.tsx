@@ -19,3 +19,13 @@ export function LoopLink(props: { sessionId: string; loopId: string }) {
     </Link>
   );
 }
+
+/** A command id linking to the search for it (where it is, and its refusals). */
+export function CommandLink(props: { commandId: string | null }) {
+  if (!props.commandId) return <IdText id={null} />;
+  return (
+    <Link href={routeHref({ view: 'notification', commandId: props.commandId })}>
+      <IdText id={props.commandId} />
+    </Link>
+  );
+}

@@ -34,6 +34,20 @@ describe('LoopHistory', () => {
     expect(history.journaledAtOf(999)).toBeUndefined();
   });
 
+  it('lists the unconsumed notifications in journal order, with what their payload says (none once dropped)', () => {
+    const history = new LoopHistory(LOOP);
+    const first = record('process_notification', { idempotency_id: 'c1' }, { process_handle: 'build', state: 'exited', reason: 'exited' });
+    const second = record('process_notification', { idempotency_id: 'c2' }, null);
+    const third = record('process_notification', { idempotency_id: 'c3' }, { process_handle: 'lint', state: 'failed', reason: 'failed' });
+    // Arrived out of order (a page and the live stream): listed by sequence all the same.
+    for (const r of [third, first, second]) history.add(r);
+    history.add(record('process_notification_consumed', { cause_command_id: 'c3' }));
+    expect(history.unconsumedNotifications).toEqual([
+      { commandId: 'c1', sequence: first.sequence, createdAt: first.created_at, processHandle: 'build', state: 'exited', reason: 'exited' },
+      { commandId: 'c2', sequence: second.sequence, createdAt: second.created_at, processHandle: null, state: null, reason: null },
+    ]);
+  });
+
   it('folds each process handle’s lifecycle records, most recently active first', () => {
     const history = new LoopHistory(LOOP);
     const started = record('started', {}, { process_handle: 'build', state: 'running' });

@@ -16,6 +16,17 @@ export interface HandleLifecycle {
   readonly lastSequence: number;
 }
 
+/** A notification of the loop as its journal record says, for the unconsumed list. */
+export interface JournaledNotification {
+  readonly commandId: string;
+  readonly sequence: number;
+  readonly createdAt: string;
+  /** Null once retention dropped the payload. */
+  readonly processHandle: string | null;
+  readonly state: string | null;
+  readonly reason: string | null;
+}
+
 const isLifecycleKind = (kind: string): kind is LifecycleKind => (LIFECYCLE_KINDS as readonly string[]).includes(kind);
 
 /**
@@ -25,7 +36,7 @@ const isLifecycleKind = (kind: string): kind is LifecycleKind => (LIFECYCLE_KIND
 export class LoopHistory {
   private readonly handles = new Map<string, HandleLifecycle>();
   private readonly journaledAt = new Map<number, string>();
-  private readonly notified = new Set<string>();
+  private readonly notified = new Map<string, JournaledNotification>();
   private readonly consumed = new Set<string>();
 
   constructor(readonly loopId: string) {}
@@ -35,7 +46,16 @@ export class LoopHistory {
     if (record.loop_id !== this.loopId) return false;
     if (record.kind === 'process_notification') {
       this.journaledAt.set(record.sequence, record.created_at);
-      this.notified.add(record.idempotency_id);
+      const payload = (record.payload ?? null) as Record<string, unknown> | null;
+      const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+      this.notified.set(record.idempotency_id, {
+        commandId: record.idempotency_id,
+        sequence: record.sequence,
+        createdAt: record.created_at,
+        processHandle: text(payload?.process_handle),
+        state: text(payload?.state),
+        reason: text(payload?.reason),
+      });
     } else if (record.kind === 'process_notification_consumed' && record.cause_command_id) {
       this.consumed.add(record.cause_command_id);
     } else if (isLifecycleKind(record.kind) && record.payload) {
@@ -51,9 +71,12 @@ export class LoopHistory {
 
   /** Notifications of the loop seen in the journal without a consumed record. */
   get unconsumed(): number {
-    let count = 0;
-    for (const id of this.notified) if (!this.consumed.has(id)) count++;
-    return count;
+    return this.unconsumedNotifications.length;
+  }
+
+  /** Those notifications, in journal order (oldest first): pending, or refused by the loop. */
+  get unconsumedNotifications(): readonly JournaledNotification[] {
+    return [...this.notified.values()].filter((n) => !this.consumed.has(n.commandId)).sort((a, b) => a.sequence - b.sequence);
   }
 
   /** Every process handle of the loop, the most recently active first. */

@@ -1,15 +1,16 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { JournalRecord, Loop, PendingNotification, ProcessNotificationsClient } from 'process-notifications-client';
+import type { AdminLoop, JournalRecord, Loop, PendingNotification, ProcessNotificationsClient } from 'process-notifications-client';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
+import { FiguresLegend, LoopConditionText } from '../components/loop-condition.js';
 import { OutcomeText, outcomeOf } from '../components/outcome-text.js';
 import { usePage } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { Age, Instant, useNow } from '../components/time-text.js';
 import { useResource } from '../components/use-resource.js';
-import { LoopHistory } from '../journal/loop-history.js';
+import { LoopHistory, type JournaledNotification } from '../journal/loop-history.js';
 import { useSessionJournal, type LiveStatus } from '../journal/use-session-journal.js';
 import { routeHref, type ConsoleRoute } from '../routing/console-route.js';
 import type { ViewProps } from './view-props.js';
@@ -20,19 +21,26 @@ interface LoopState {
   readonly loop: Loop;
   readonly pending: readonly PendingNotification[];
   /** From the admin API; undefined for a session token (then counted from the journal). */
-  readonly unconsumed: number | undefined;
+  readonly admin: AdminLoop | undefined;
+}
+
+/** One row of the unconsumed list: pending in the loop's set, or refused by the loop. */
+interface UnconsumedRow {
+  readonly commandId: string;
+  readonly pending: PendingNotification | undefined;
+  readonly journaled: JournaledNotification | undefined;
 }
 
 // A burst of records (catching up, a busy loop) refetches the loop once, not once per record.
 const REFRESH_DEBOUNCE_MS = 150;
 
-/** The loop's unconsumed count as the database keeps it (admin only), found among its session's loops. */
-async function adminUnconsumed(api: ProcessNotificationsClient, route: LoopRoute, signal: AbortSignal): Promise<number | undefined> {
+/** The loop's figures as the database keeps them (admin only), found among its session's loops. */
+async function adminLoopOf(api: ProcessNotificationsClient, route: LoopRoute, signal: AbortSignal): Promise<AdminLoop | undefined> {
   let cursor: string | undefined;
   do {
     const page = await api.adminLoops({ session_id: route.sessionId, limit: 1000, ...(cursor ? { cursor } : {}) }, { signal });
     const entry = page.loops.find((loop) => loop.loop_id === route.loopId);
-    if (entry) return entry.unconsumed;
+    if (entry) return entry;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return undefined;
@@ -42,8 +50,9 @@ type Confirming = { readonly action: 'stop' } | { readonly action: 'consume'; re
 type ActionResult = { readonly ok: string } | { readonly failed: unknown };
 
 /**
- * One loop: its counts, its pending notifications (with `Consume`), each process handle's
- * lifecycle, `Stop loop`, and the session's journal as a live timeline.
+ * One loop: its counts and condition, its unconsumed notifications (pending, or refused by the
+ * loop; each with `Consume`), each process handle's lifecycle, `Stop loop`, and the journal as a
+ * live timeline (this loop's records unless asked for the whole session's).
  */
 export function LoopView(props: ViewProps & { route: LoopRoute }) {
   const { sessionId, loopId } = props.route;
@@ -52,12 +61,12 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
   const now = useNow();
   const [state, reload] = useResource<LoopState>(
     async (signal) => {
-      const [loop, pending, unconsumed] = await Promise.all([
+      const [loop, pending, adminLoop] = await Promise.all([
         api.getLoop(sessionId, loopId, { signal }),
         api.pendingNotifications(sessionId, loopId, { signal }),
-        admin ? adminUnconsumed(api, props.route, signal) : Promise.resolve(undefined),
+        admin ? adminLoopOf(api, props.route, signal) : Promise.resolve(undefined),
       ]);
-      return { loop, pending: pending.notifications, unconsumed };
+      return { loop, pending: pending.notifications, admin: adminLoop };
     },
     [api, admin, sessionId, loopId],
   );
@@ -104,7 +113,32 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
   };
 
   const data = state.status === 'failed' ? undefined : state.data;
-  const { rows: pendingRows, pager: pendingPager } = usePage(data?.pending ?? [], loopId);
+  // Every unconsumed notification: the pending ones (the loop's set), then those the journal
+  // holds for the loop without a consumed record that the set does not (refused: it was full,
+  // or the loop stopped), in journal order.
+  const unconsumedRows = useMemo((): UnconsumedRow[] => {
+    const pending = data?.pending ?? [];
+    const inSet = new Set(pending.map((notification) => notification.command_id));
+    const journaled = new Map(history.unconsumedNotifications.map((notification) => [notification.commandId, notification]));
+    return [
+      ...pending.map((notification) => ({
+        commandId: notification.command_id,
+        pending: notification,
+        journaled: journaled.get(notification.command_id),
+      })),
+      ...history.unconsumedNotifications
+        .filter((notification) => !inSet.has(notification.commandId))
+        .map((notification) => ({ commandId: notification.commandId, pending: undefined, journaled: notification })),
+    ];
+  }, [data, history, journal.records]);
+  const { rows: unconsumedPage, pager: unconsumedPager } = usePage(unconsumedRows, loopId);
+  const unconsumed = data?.admin?.unconsumed ?? history.unconsumed;
+  const figures = data && {
+    state: data.loop.state,
+    capacity: data.loop.capacity,
+    unconsumed,
+    oldest_unconsumed_at: data.admin ? data.admin.oldest_unconsumed_at : (history.unconsumedNotifications[0]?.createdAt ?? null),
+  };
   return (
     <>
       <p class="breadcrumb">
@@ -142,9 +176,13 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
               </div>
               <div>
                 <dt>Unconsumed</dt>
-                <dd>{data.unconsumed ?? history.unconsumed}</dd>
+                <dd>{unconsumed}</dd>
               </div>
             </dl>
+            <div class="loop-condition">
+              <span class="label">Condition:</span> <LoopConditionText loop={figures!} now={now} />
+            </div>
+            <FiguresLegend />
             <p class="actions">
               <button
                 type="button"
@@ -165,16 +203,17 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
             </div>
             {result && 'failed' in result && <ProblemMessage error={result.failed} />}
 
-            <h2>Pending notifications</h2>
-            {data.pending.length === 0 ? (
-              <p>No notification is pending.</p>
+            <h2>Unconsumed notifications</h2>
+            {unconsumedRows.length === 0 ? (
+              <p>No notification is unconsumed.</p>
             ) : (
               <>
                 <table>
-                  <caption>Pending notifications, in acceptance order</caption>
+                  <caption>Unconsumed notifications: pending, or refused by the loop; oldest first</caption>
                   <thead>
                     <tr>
                       <th scope="col">Command id</th>
+                      <th scope="col">Status</th>
                       <th scope="col">Process handle</th>
                       <th scope="col">State/reason</th>
                       <th scope="col">Age</th>
@@ -183,38 +222,49 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
                     </tr>
                   </thead>
                   <tbody>
-                    {pendingRows.map((notification) => (
-                      <tr key={notification.command_id}>
-                        <td>
-                          <IdText id={notification.command_id} />
-                        </td>
-                        <td>
-                          <code>{notification.process_handle}</code>
-                        </td>
-                        <td>
-                          {notification.state}/{notification.reason}
-                        </td>
-                        <td>
-                          <Age at={history.journaledAtOf(notification.sequence)} now={now} />
-                        </td>
-                        <td>
-                          <OutcomeText outcome={outcomeOf(notification)} />
-                        </td>
-                        <td>
-                          <button
-                            type="button"
-                            disabled={acting}
-                            aria-label={`Consume ${notification.command_id}`}
-                            onClick={() => setConfirming({ action: 'consume', commandId: notification.command_id })}
-                          >
-                            Consume
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
+                    {unconsumedPage.map((row) => {
+                      const handle = row.pending?.process_handle ?? row.journaled?.processHandle;
+                      const stateText = row.pending
+                        ? `${row.pending.state}/${row.pending.reason}`
+                        : row.journaled?.state
+                          ? `${row.journaled.state}/${row.journaled.reason ?? ''}`
+                          : undefined;
+                      return (
+                        <tr key={row.commandId} data-status={row.pending ? 'pending' : 'refused'}>
+                          <td>
+                            <IdText id={row.commandId} />
+                          </td>
+                          <td>
+                            {row.pending
+                              ? 'pending'
+                              : data.loop.state === 'stopped'
+                                ? 'left: the loop is stopped'
+                                : 'refused: the loop’s set was full'}
+                          </td>
+                          <td>{handle ? <code>{handle}</code> : <span class="none">dropped (retention)</span>}</td>
+                          <td>{stateText ?? <span class="none">dropped (retention)</span>}</td>
+                          <td>
+                            <Age at={row.journaled?.createdAt ?? (row.pending && history.journaledAtOf(row.pending.sequence))} now={now} />
+                          </td>
+                          <td>
+                            {row.pending ? <OutcomeText outcome={outcomeOf(row.pending)} /> : <span class="none">see the search</span>}
+                          </td>
+                          <td>
+                            <button
+                              type="button"
+                              disabled={acting}
+                              aria-label={`Consume ${row.commandId}`}
+                              onClick={() => setConfirming({ action: 'consume', commandId: row.commandId })}
+                            >
+                              Consume
+                            </button>
+                          </td>
+                        </tr>
+                      );
+                    })}
                   </tbody>
                 </table>
-                {pendingPager}
+                {unconsumedPager}
               </>
             )}
           </>
@@ -224,7 +274,7 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
       <h2>Processes</h2>
       <LifecycleTable history={history} records={journal.records} />
 
-      <h2>Session journal</h2>
+      <h2>Journal</h2>
       <Timeline records={journal.records} status={journal.status} loopId={loopId} />
 
       {confirming && (
@@ -337,7 +387,8 @@ function recordSummary(record: JournalRecord): string {
 }
 
 function Timeline(props: { records: readonly JournalRecord[]; status: LiveStatus; loopId: string }) {
-  const [onlyThisLoop, setOnlyThisLoop] = useState(false);
+  // This loop's records by default: a busy session's other loops would bury them.
+  const [onlyThisLoop, setOnlyThisLoop] = useState(true);
   const shown = useMemo(() => {
     const newestFirst = [...props.records].reverse();
     return onlyThisLoop ? newestFirst.filter((record) => record.loop_id === props.loopId) : newestFirst;
@@ -358,11 +409,11 @@ function Timeline(props: { records: readonly JournalRecord[]; status: LiveStatus
         <label for="timeline-this-loop">Only this loop&apos;s records</label>
       </p>
       {shown.length === 0 ? (
-        <p>No journal record yet.</p>
+        <p>{onlyThisLoop ? 'No journal record of this loop yet.' : 'No journal record yet.'}</p>
       ) : (
         <>
           <table class="timeline">
-            <caption>Session journal, newest first</caption>
+            <caption>{onlyThisLoop ? 'Journal of this loop, newest first' : 'Session journal, newest first'}</caption>
             <thead>
               <tr>
                 <th scope="col">Sequence</th>

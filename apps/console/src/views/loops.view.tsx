@@ -3,6 +3,7 @@ import { LoopLink, SessionLink } from '../components/entity-link.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
+import { FiguresLegend, LoopConditionText } from '../components/loop-condition.js';
 import { CursorPager } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { Age, useNow } from '../components/time-text.js';
@@ -111,6 +112,7 @@ export function LoopsView(props: ViewProps & { route: LoopsRoute }) {
                     <th scope="col">Loop id</th>
                     <th scope="col">Engine</th>
                     <th scope="col">State</th>
+                    <th scope="col">Condition</th>
                     <th scope="col">Capacity</th>
                     <th scope="col">Unconsumed</th>
                     <th scope="col">Oldest unconsumed</th>
@@ -127,6 +129,9 @@ export function LoopsView(props: ViewProps & { route: LoopsRoute }) {
                       </td>
                       <td>{loop.engine}</td>
                       <td>{loop.state}</td>
+                      <td>
+                        <LoopConditionText loop={loop} now={now} short />
+                      </td>
                       <td class="number">{loop.capacity}</td>
                       <td class="number">{loop.unconsumed}</td>
                       <td>
@@ -136,6 +141,7 @@ export function LoopsView(props: ViewProps & { route: LoopsRoute }) {
                   ))}
                 </tbody>
               </table>
+              <FiguresLegend />
               <CursorPager
                 firstHref={routeHref({ ...props.route, cursor: undefined })}
                 onFirstPage={!cursor}

@@ -1,11 +1,15 @@
 import { AdminOnly } from '../components/admin-only.js';
+import { IdText } from '../components/id-text.js';
 import { Loading } from '../components/loading.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { Instant } from '../components/time-text.js';
 import { useResource } from '../components/use-resource.js';
 import type { ViewProps } from './view-props.js';
 
-/** The nodes that share the database, and how many sessions each owns (`GET /v1/admin/nodes`). */
+/**
+ * The nodes that share the database, each with its id (what an owner_unavailable problem names),
+ * and how many sessions each owns (`GET /v1/admin/nodes`); a node restarted at its address is one row.
+ */
 export function NodesView(props: ViewProps) {
   const admin = props.identity.kind === 'admin';
   const [nodes] = useResource(
@@ -26,6 +30,7 @@ export function NodesView(props: ViewProps) {
           <caption>Nodes</caption>
           <thead>
             <tr>
+              <th scope="col">Node id</th>
               <th scope="col">Node URL</th>
               <th scope="col">Live</th>
               <th scope="col">Last heartbeat</th>
@@ -34,7 +39,10 @@ export function NodesView(props: ViewProps) {
           </thead>
           <tbody>
             {nodes.data!.nodes.map((node) => (
-              <tr key={node.node_url}>
+              <tr key={node.node_id}>
+                <td>
+                  <IdText id={node.node_id} />
+                </td>
                 <td>
                   <code class="id">{node.node_url}</code>
                 </td>

@@ -1,17 +1,15 @@
 import { AdminOnly } from '../components/admin-only.js';
-import { LoopLink, SessionLink } from '../components/entity-link.js';
-import { IdText } from '../components/id-text.js';
 import { Loading } from '../components/loading.js';
 import { usePage } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
-import { Instant } from '../components/time-text.js';
+import { RefusalsTable } from '../components/refusals-table.js';
 import { useResource } from '../components/use-resource.js';
 import type { ViewProps } from './view-props.js';
 
-// The most the node keeps (spec section 12.1), paged here.
+// The most the database keeps (spec section 12.1), paged here.
 const REFUSALS_LIMIT = 1000;
 
-/** What this node refused lately (`GET /v1/admin/refusals`), newest first. */
+/** What the nodes refused lately (`GET /v1/admin/refusals`, kept in the database), newest first. */
 export function RefusalsView(props: ViewProps) {
   const admin = props.identity.kind === 'admin';
   const [refusals, reload] = useResource(
@@ -31,7 +29,9 @@ export function RefusalsView(props: ViewProps) {
       ) : (
         <>
           <p>
-            What this node answered with a refusal lately (kept in memory, the last {REFUSALS_LIMIT}).{' '}
+            What the nodes answered with a refusal lately: kept in the database, the newest {REFUSALS_LIMIT} of the whole cluster. A
+            collision names the original&apos;s sequence and the fields that differ (never their values); its command id leads to the
+            search.{' '}
             <button type="button" onClick={reload}>
               Refresh
             </button>
@@ -40,45 +40,7 @@ export function RefusalsView(props: ViewProps) {
             <p>No refusals.</p>
           ) : (
             <>
-              <table>
-                <caption>Recent refusals, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">At</th>
-                    <th scope="col">Code</th>
-                    <th scope="col">Cause</th>
-                    <th scope="col">Session id</th>
-                    <th scope="col">Loop id</th>
-                    <th scope="col">Command id</th>
-                    <th scope="col">Event id</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((refusal, i) => (
-                    <tr key={`${refusal.at}-${i}`}>
-                      <td>
-                        <Instant at={refusal.at} />
-                      </td>
-                      <td>{refusal.code}</td>
-                      <td>{refusal.cause ?? <span class="none">none</span>}</td>
-                      <td>{refusal.session_id ? <SessionLink sessionId={refusal.session_id} /> : <IdText id={null} />}</td>
-                      <td>
-                        {refusal.session_id && refusal.loop_id ? (
-                          <LoopLink sessionId={refusal.session_id} loopId={refusal.loop_id} />
-                        ) : (
-                          <IdText id={refusal.loop_id} />
-                        )}
-                      </td>
-                      <td>
-                        <IdText id={refusal.command_id} />
-                      </td>
-                      <td>
-                        <IdText id={refusal.event_id} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <RefusalsTable refusals={rows} caption="Recent refusals, newest first" />
               {pager}
             </>
           )}

@@ -1,15 +1,29 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { AdminLoop, ProcessNotificationsClient } from 'process-notifications-client';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { LoopLink } from '../components/entity-link.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
+import { FiguresLegend, LoopConditionText } from '../components/loop-condition.js';
 import { usePage } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
-import { Instant } from '../components/time-text.js';
+import { Instant, useNow } from '../components/time-text.js';
 import { useResource } from '../components/use-resource.js';
 import { routeHref, type ConsoleRoute } from '../routing/console-route.js';
 import type { ViewProps } from './view-props.js';
+
+/** The admin's figures of a session's loops (`GET /v1/admin/loops?session_id=`), by loop id. */
+async function adminLoopsOf(api: ProcessNotificationsClient, sessionId: string, signal: AbortSignal): Promise<Map<string, AdminLoop>> {
+  const loops = new Map<string, AdminLoop>();
+  let cursor: string | undefined;
+  do {
+    const page = await api.adminLoops({ session_id: sessionId, limit: 1000, ...(cursor ? { cursor } : {}) }, { signal });
+    for (const loop of page.loops) loops.set(loop.loop_id, loop);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return loops;
+}
 
 type Confirming = 'rotate' | 'close';
 type ActionResult = { readonly token: string } | { readonly ok: string } | { readonly failed: unknown };
@@ -17,12 +31,20 @@ type ActionResult = { readonly token: string } | { readonly ok: string } | { rea
 /**
  * One session and its loops (`GET /v1/sessions/:sid`: the admin's or that session's own token),
  * its state, and `Rotate token` and `Close session`, each after a confirmation. A token rotated
- * or a session closed with its own token changes what the console itself signed in with.
+ * or a session closed with its own token changes what the console itself signed in with. For the
+ * admin token also each loop's unconsumed count and condition.
  */
 export function SessionView(props: ViewProps & { route: Extract<ConsoleRoute, { view: 'session' }> }) {
   const { sessionId } = props.route;
   const { api } = props.clients;
+  const admin = props.identity.kind === 'admin';
+  const now = useNow();
   const [session, reload] = useResource((signal) => api.getSession(sessionId, { signal }), [api, sessionId]);
+  const [figures] = useResource(
+    (signal) => (admin ? adminLoopsOf(api, sessionId, signal) : Promise.resolve(undefined)),
+    [api, admin, sessionId],
+  );
+  const adminLoops = figures.status === 'ready' ? figures.data : undefined;
   const loops = session.status === 'ready' ? session.data.loops : [];
   const { rows, pager } = usePage(loops, sessionId);
   const own = props.identity.kind === 'session' && props.identity.session_id === sessionId;
@@ -121,8 +143,10 @@ export function SessionView(props: ViewProps & { route: Extract<ConsoleRoute, { 
                     <th scope="col">Loop id</th>
                     <th scope="col">Engine</th>
                     <th scope="col">State</th>
+                    {admin && <th scope="col">Condition</th>}
                     <th scope="col">Capacity</th>
                     <th scope="col">Pending</th>
+                    {admin && <th scope="col">Unconsumed</th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -133,13 +157,20 @@ export function SessionView(props: ViewProps & { route: Extract<ConsoleRoute, { 
                       </td>
                       <td>{loop.engine}</td>
                       <td>{loop.state}</td>
+                      {admin && (
+                        <td>
+                          {adminLoops?.get(loop.loop_id) && <LoopConditionText loop={adminLoops.get(loop.loop_id)!} now={now} short />}
+                        </td>
+                      )}
                       <td class="number">{loop.capacity}</td>
                       <td class="number">{loop.pending}</td>
+                      {admin && <td class="number">{adminLoops?.get(loop.loop_id)?.unconsumed ?? ''}</td>}
                     </tr>
                   ))}
                 </tbody>
               </table>
               {pager}
+              <FiguresLegend />
             </>
           )}
         </>

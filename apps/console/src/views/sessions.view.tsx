@@ -1,4 +1,5 @@
 import { AdminOnly } from '../components/admin-only.js';
+import { AttentionPanel } from '../components/attention-panel.js';
 import { SessionLink } from '../components/entity-link.js';
 import { Loading } from '../components/loading.js';
 import { CursorPager } from '../components/pager.js';
@@ -11,7 +12,10 @@ import type { ViewProps } from './view-props.js';
 /** Rows per page of a list the API pages. */
 export const API_PAGE_SIZE = 50;
 
-/** Every session, newest first (`GET /v1/admin/sessions`), a page at a time. */
+/**
+ * The first screen of the admin token: what needs attention (full, stopped and stale loops,
+ * collisions), then every session, newest first (`GET /v1/admin/sessions`), a page at a time.
+ */
 export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, { view: 'sessions' }> }) {
   const admin = props.identity.kind === 'admin';
   const { cursor } = props.route;
@@ -22,6 +26,8 @@ export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, {
   return (
     <>
       <h1 tabIndex={-1}>Sessions</h1>
+      {admin && !cursor && <AttentionPanel api={props.clients.api} />}
+      {admin && <h2>Every session</h2>}
       {!admin ? (
         <AdminOnly identity={props.identity} />
       ) : page.status === 'loading' ? (

@@ -188,26 +188,35 @@ export class AdminQueries {
   /**
    * The nodes serving the database. On SQLite this process alone, owning every session, with no
    * heartbeat. On PostgreSQL every node whose heartbeat row is live, names a lease, or expired
-   * within the last day (older rows are of processes long gone), live ones first.
+   * within the last day (older rows are of processes long gone), live ones first; of the rows
+   * with one URL only the newest (a node restarted at its address replaces its old row).
    */
   async nodes(fallbackUrl = ''): Promise<NodeView[]> {
     if (!this.leases.enabled) {
       const [row] = await this.reader.read((manager) => manager.query('SELECT COUNT(*) AS sessions FROM pn_sessions') as Promise<Row[]>);
       return [
-        { nodeUrl: this.leases.advertisedUrl || fallbackUrl, live: true, lastHeartbeatAt: null, sessions: Number(row?.sessions ?? 0) },
+        {
+          nodeId: this.leases.nodeId,
+          nodeUrl: this.leases.advertisedUrl || fallbackUrl,
+          live: true,
+          lastHeartbeatAt: null,
+          sessions: Number(row?.sessions ?? 0),
+        },
       ];
     }
     const rows = await this.reader.read(
       (manager: EntityManager) =>
         manager.query(
-          `SELECT n.url, n.expires_at > now() AS live, n.heartbeat_at,
+          `SELECT n.node_id, n.url, n.expires_at > now() AS live, n.heartbeat_at,
             (SELECT COUNT(*) FROM pn_session_leases l WHERE l.owner_node = n.node_id) AS sessions
           FROM pn_nodes n
-          WHERE n.expires_at > now() - interval '1 day' OR EXISTS (SELECT 1 FROM pn_session_leases l WHERE l.owner_node = n.node_id)
+          WHERE (n.expires_at > now() - interval '1 day' OR EXISTS (SELECT 1 FROM pn_session_leases l WHERE l.owner_node = n.node_id))
+            AND NOT EXISTS (SELECT 1 FROM pn_nodes m WHERE m.url = n.url AND m.heartbeat_at > n.heartbeat_at)
           ORDER BY live DESC, n.heartbeat_at DESC NULLS LAST, n.url`,
         ) as Promise<Row[]>,
     );
     return rows.map((row) => ({
+      nodeId: String(row.node_id),
       nodeUrl: String(row.url),
       live: row.live === true,
       lastHeartbeatAt: row.heartbeat_at instanceof Date ? row.heartbeat_at.toISOString() : null,

@@ -73,6 +73,8 @@ export interface NotificationLocationView {
 
 /** A server process serving the database. */
 export interface NodeView {
+  /** The id an `owner_unavailable` answer names. */
+  readonly nodeId: string;
   readonly nodeUrl: string;
   readonly live: boolean;
   /** Its last heartbeat (RFC 3339); null on SQLite, where there is no heartbeat. */

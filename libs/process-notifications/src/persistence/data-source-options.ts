@@ -12,6 +12,7 @@ import { ProcessOutcomeEntity } from './process-outcome.entity.js';
 import { AdminCounts1765100000000 } from './migrations/1765100000000-admin-counts.migration.js';
 import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-session-sequence-index.migration.js';
 import { SessionClosing1765200000000 } from './migrations/1765200000000-session-closing.migration.js';
+import { Refusals1765200000700 } from './migrations/1765200000700-refusals.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -25,6 +26,7 @@ export const PN_MIGRATIONS = [
   AdminCounts1765100000000,
   SessionSequenceIndex1765100000500,
   SessionClosing1765200000000,
+  Refusals1765200000700,
 ];
 
 /**

@@ -119,6 +119,23 @@ describe('JournalWriter (real in-memory SQLite)', () => {
     expect(await rows()).toBe(1);
   });
 
+  it('names the original and the fields a collision changes (names only), none once the original payload is dropped', async () => {
+    const d = draft(undefined, 'a-secret-handle');
+    const { record } = await writer.append(d);
+    const changed = { ...d.payload, process_handle: 'another-secret', state: 'failed', extra: 'x' };
+    const collision = await settle(writer.append({ ...d, payload: changed }));
+    expect((collision as { error: unknown }).error).toBeInstanceOf(IdempotencyCollisionError);
+    expect((collision as { error: IdempotencyCollisionError }).error).toMatchObject({
+      sequence: record.sequence,
+      differingFields: ['extra', 'process_handle', 'state'],
+    });
+    expect(JSON.stringify((collision as { error: IdempotencyCollisionError }).error)).not.toContain('secret');
+    // Retention dropped the original's payload: nothing to compare.
+    await dataSource.query(`UPDATE pn_journal SET payload = 'null' WHERE sequence = ${record.sequence}`);
+    const blind = await settle(writer.append({ ...d, payload: changed }));
+    expect((blind as { error: IdempotencyCollisionError }).error).toMatchObject({ sequence: record.sequence, differingFields: [] });
+  });
+
   it('leaves the idempotency key to a unique index, so a second row for one id cannot be written', async () => {
     const { record } = await writer.append(draft());
     await expect(

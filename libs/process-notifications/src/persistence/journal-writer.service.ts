@@ -69,6 +69,19 @@ function fingerprintOf(draft: JournalDraft, payload: string): string {
 }
 
 /**
+ * The collision of `draft` with the record already journaled under its id: the original's
+ * sequence and the names of the fields that differ (never their values). A field present on one
+ * side only differs too. The original's payload may be gone (retention): then no names.
+ */
+function collisionOf(draft: JournalDraft, original: JournalRecordEntity): IdempotencyCollisionError {
+  const before = original.payload === null ? null : (JSON.parse(original.payload) as Record<string, unknown> | null);
+  if (before === null || typeof before !== 'object') return new IdempotencyCollisionError(draft.idempotencyId, original.sequence);
+  const names = new Set([...Object.keys(before), ...Object.keys(draft.payload)]);
+  const differing = [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(draft.payload[name])).sort();
+  return new IdempotencyCollisionError(draft.idempotencyId, original.sequence, differing);
+}
+
+/**
  * The single gateway to the database, composed of its parts: the queue (bounds, deadlines, group
  * commit), the transaction runner (BEGIN, COMMIT, verified rollback and repair), the read
  * connection, the health probe, lease fencing and the commit hint.
@@ -152,7 +165,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    */
   async append(draft: JournalDraft): Promise<JournalAppend> {
     const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId);
-    if ('collision' in result) throw new IdempotencyCollisionError(draft.idempotencyId, result.collision.sequence);
+    if ('collision' in result) throw collisionOf(draft, result.collision);
     return result;
   }
 
@@ -172,7 +185,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
         const journal: JournalTransaction = {
           append: async (draft) => {
             const { value, written: appended } = await this.appendWithin(manager, draft);
-            if ('collision' in value) throw new IdempotencyCollisionError(draft.idempotencyId, value.collision.sequence);
+            if ('collision' in value) throw collisionOf(draft, value.collision);
             written.push(...appended);
             return value;
           },
@@ -252,6 +265,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    */
   lookup<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
+  }
+
+  /** A notification's record in a session's journal, if it was journaled there. */
+  notificationOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
+    return this.lookup((manager) =>
+      manager.findOneBy(JournalRecordEntity, { sessionId, idempotencyId: commandId, kind: 'process_notification' }),
+    );
   }
 
   /** The consumed record of a notification, if it was consumed. */

@@ -23,17 +23,29 @@ export class ConsumeProcessNotificationHandler implements ICommandHandler<Consum
     const session = await this.ownership.ownOpen(command.sessionId);
     const loop = this.loops.require(session, command.loopId);
 
-    if (loop.has(commandId)) {
-      const { record, appended } = await this.journal.append(consumedRecord(loop.sessionId, loop.loopId, commandId));
-      // Removed only after the consumed record committed, so a crash before it leaves it pending.
-      loop.remove(commandId);
-      if (appended) {
-        this.eventBus.publish(new ProcessNotificationConsumedEvent(loop.sessionId, loop.loopId, commandId, record.sequence));
-      }
-      return { consumed: appended, sequence: record.sequence };
-    }
+    if (loop.has(commandId)) return this.consumeJournaled(loop.sessionId, loop.loopId, commandId, () => loop.remove(commandId));
     const prior = await this.journal.consumptionOf(loop.sessionId, commandId);
     if (prior && prior.loopId === loop.loopId) return { consumed: false, sequence: prior.sequence };
+    // Journaled for this loop but not in its set: refused as inbox_full, or by the loop once
+    // stopped. Unconsumed all the same (the admin counts and a restore say so), so consumable.
+    const journaled = prior ? null : await this.journal.notificationOf(loop.sessionId, commandId);
+    if (journaled && journaled.loopId === loop.loopId) {
+      // A retry may have put it in the set meanwhile: it leaves the set too.
+      return this.consumeJournaled(loop.sessionId, loop.loopId, commandId, () => loop.remove(commandId));
+    }
     throw new NotificationNotFoundError(loop.loopId, commandId);
+  }
+
+  private async consumeJournaled(
+    sessionId: string,
+    loopId: string,
+    commandId: string,
+    removeFromSet: () => void,
+  ): Promise<NotificationConsumption> {
+    const { record, appended } = await this.journal.append(consumedRecord(sessionId, loopId, commandId));
+    // Removed only after the consumed record committed, so a crash before it leaves it pending.
+    removeFromSet();
+    if (appended) this.eventBus.publish(new ProcessNotificationConsumedEvent(sessionId, loopId, commandId, record.sequence));
+    return { consumed: appended, sequence: record.sequence };
   }
 }
