@@ -2,7 +2,6 @@ import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   AdminQueries,
-  CommandNotJournaledError,
   DEFAULT_ADMIN_PAGE,
   DEFAULT_STALE_SECONDS,
   LOOP_FILTERS,
@@ -106,17 +105,11 @@ export class AdminController {
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'not_found', 'journal_unavailable')
   async notification(@Param('command_id', new UuidParamPipe('command_id')) commandId: string): Promise<NotificationLocationsDto> {
     const lowered = commandId.toLowerCase();
-    const [found, refusals] = await Promise.all([
-      // Refused without ever being journaled (a wrong loop, say): the refusals alone say where it went.
-      this.admin.findNotification(lowered).catch((error: unknown) => {
-        if (error instanceof CommandNotJournaledError) return error;
-        throw error;
-      }),
-      this.refusals.ofCommand(lowered),
-    ]);
-    if (found instanceof CommandNotJournaledError && refusals.length === 0) throw found;
+    // 404 not_found when no session journaled it (spec section 12.1), refused or not: the refusals
+    // list (GET /v1/admin/refusals) still shows a delivery that was only refused.
+    const [found, refusals] = await Promise.all([this.admin.findNotification(lowered), this.refusals.ofCommand(lowered)]);
     return {
-      notifications: found instanceof CommandNotJournaledError ? [] : found.map((view) => NotificationLocationDto.from(view)),
+      notifications: found.map((view) => NotificationLocationDto.from(view)),
       refusals: refusals.map((refusal) => RefusalDto.from(refusal)),
     };
   }

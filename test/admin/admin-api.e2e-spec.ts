@@ -460,11 +460,12 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     expect(((await get('/v1/admin/refusals?limit=2')).refusals as unknown[]).length).toBe(2);
 
     // The search for the collided id shows its refusal beside the original; one never
-    // journaled (a loop that does not exist) is found by its refusal alone.
+    // journaled (a loop that does not exist) is 404 (spec section 12.1), listed among the refusals.
     const search = await get(`/v1/admin/notifications/${sent.command_id as string}`);
     expect((search.notifications as Array<{ sequence: number }>).map((n) => n.sequence)).toEqual([original.sequence]);
     expect(search.refusals).toEqual([refusals.at(-1)]);
-    expect(await get(`/v1/admin/notifications/${noLoop.command_id as string}`)).toEqual({ notifications: [], refusals: [refusals[3]] });
+    expectProblem(await t.http.get(`/v1/admin/notifications/${noLoop.command_id as string}`).set(admin), 404, 'not_found');
+    expect(refusals[3]).toMatchObject({ command_id: noLoop.command_id });
 
     // Kept in the database: a restart lists the same refusals.
     await restart();

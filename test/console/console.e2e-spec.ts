@@ -606,9 +606,13 @@ describeBrowser('the web console in a browser', () => {
     await heading(page, `Session ${seeded.sessionId}`);
     expect(page.url()).toBe(`${server.url}/console/sessions/${seeded.sessionId}`);
     await expectAccessible(opened, 'session (session token)');
-    // No link to a view it cannot see; at its address, such a view says it needs the admin token.
-    const links = await page.getByRole('navigation', { name: 'Views' }).getByRole('link').allInnerTexts();
-    expect(links).toEqual(['Your session']);
+    // Its own session first; the four lists are still linked (spec section 12.2), each marked as the
+    // admin token's, and at its address such a view says it needs the admin token.
+    const nav = page.getByRole('navigation', { name: 'Views' });
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Your session', 'Sessions', 'Loops', 'Nodes', 'Refusals']);
+    for (const name of ['Sessions', 'Loops', 'Nodes', 'Refusals']) {
+      expect(await nav.getByRole('link', { name, exact: true }).getAttribute('title')).toBe('Needs the admin token');
+    }
     for (const [view, path] of [
       ['Sessions', '/console/sessions'],
       ['Loops', '/console/loops'],

@@ -14,8 +14,9 @@ const SECTIONS = [
 ] as const satisfies readonly { label: string; route: ConsoleRoute; views: readonly ConsoleRoute['view'][] }[];
 
 /**
- * The frame of every view: the links to the others (for a session token only its own session's:
- * the others need the admin token), the search by command id, who is signed in, `Sign out`.
+ * The frame of every view: the links to the others (for a session token first its own session's;
+ * the four lists are marked as needing the admin token), the search by command id, who is signed
+ * in, `Sign out`.
  */
 export function ConsoleLayout(props: { route: ConsoleRoute; identity: Identity; onSignOut: () => void; children: ComponentChildren }) {
   const [commandId, setCommandId] = useState(props.route.view === 'notification' ? props.route.commandId : '');
@@ -43,25 +44,29 @@ export function ConsoleLayout(props: { route: ConsoleRoute; identity: Identity; 
         <p class="brand">Process notifications</p>
         <nav aria-label="Views">
           <ul>
-            {props.identity.kind === 'admin'
-              ? SECTIONS.map((section) => (
-                  <li key={section.label}>
-                    <Link href={routeHref(section.route)} current={(section.views as readonly string[]).includes(props.route.view)}>
-                      {section.label}
-                    </Link>
-                  </li>
-                ))
-              : // A session token sees its own session only: no link to the admin-only views.
-                props.identity.session_id && (
-                  <li>
-                    <Link
-                      href={routeHref({ view: 'session', sessionId: props.identity.session_id })}
-                      current={props.route.view === 'session' || props.route.view === 'loop'}
-                    >
-                      Your session
-                    </Link>
-                  </li>
-                )}
+            {props.identity.kind === 'session' && props.identity.session_id && (
+              <li>
+                <Link
+                  href={routeHref({ view: 'session', sessionId: props.identity.session_id })}
+                  current={props.route.view === 'session' || props.route.view === 'loop'}
+                >
+                  Your session
+                </Link>
+              </li>
+            )}
+            {/* Every view links to the four lists (spec section 12.2); for a session token they are
+                marked as the admin token's, and each says so at its address. */}
+            {SECTIONS.map((section) => (
+              <li key={section.label} class={props.identity.kind === 'admin' ? undefined : 'admin-only'}>
+                <Link
+                  href={routeHref(section.route)}
+                  current={(section.views as readonly string[]).includes(props.route.view)}
+                  title={props.identity.kind === 'admin' ? undefined : 'Needs the admin token'}
+                >
+                  {section.label}
+                </Link>
+              </li>
+            ))}
           </ul>
         </nav>
         <form role="search" class="search" onSubmit={search}>

@@ -24,6 +24,18 @@ export function NotificationView(props: ViewProps & { route: Extract<ConsoleRout
     [props.clients, admin, commandId],
   );
   const notFound = found.status === 'failed' && found.error instanceof ProblemError && found.error.code === 'not_found';
+  // Not journaled (404): a delivery under this id may still have been refused (a loop that does
+  // not exist, say); the refusals list, bounded, says so.
+  const [refusedOnly] = useResource(
+    (signal) =>
+      notFound
+        ? props.clients.api
+            .refusals({ limit: 1000 }, { signal })
+            .then((page) => page.refusals.filter((r) => r.command_id === commandId.toLowerCase()))
+        : Promise.resolve([]),
+    [props.clients, notFound, commandId],
+  );
+  const refusedOnlyRows = refusedOnly.status === 'ready' ? refusedOnly.data : [];
   return (
     <>
       <h1 tabIndex={-1}>
@@ -34,56 +46,57 @@ export function NotificationView(props: ViewProps & { route: Extract<ConsoleRout
       ) : found.status === 'loading' ? (
         <Loading what="where this notification is" />
       ) : notFound ? (
-        <p role="status" class="not-found">
-          Not found: no session has journaled a notification with command id <IdText id={commandId} />.
-        </p>
+        <>
+          <p role="status" class="not-found">
+            Not found: no session has journaled a notification with command id <IdText id={commandId} />.
+          </p>
+          {refusedOnlyRows.length > 0 && (
+            <RefusalsTable refusals={refusedOnlyRows} caption="Refused deliveries with this command id, newest first" />
+          )}
+        </>
       ) : found.status === 'failed' ? (
         <ProblemMessage error={found.error} />
       ) : (
         <>
-          {found.data!.notifications.length === 0 ? (
-            <p role="status">No session has journaled a notification with this command id; its refusals are below.</p>
-          ) : (
-            <table>
-              <caption>Where this notification is, one row per session that journaled it</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Session id</th>
-                  <th scope="col">Loop id</th>
-                  <th scope="col">Loop state</th>
-                  <th scope="col">Sequence</th>
-                  <th scope="col">Process handle</th>
-                  <th scope="col">State/reason</th>
-                  <th scope="col">Journaled</th>
-                  <th scope="col">Consumed</th>
-                  <th scope="col">Outcome</th>
+          <table>
+            <caption>Where this notification is, one row per session that journaled it</caption>
+            <thead>
+              <tr>
+                <th scope="col">Session id</th>
+                <th scope="col">Loop id</th>
+                <th scope="col">Loop state</th>
+                <th scope="col">Sequence</th>
+                <th scope="col">Process handle</th>
+                <th scope="col">State/reason</th>
+                <th scope="col">Journaled</th>
+                <th scope="col">Consumed</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {found.data!.notifications.map((entry) => (
+                <tr key={`${entry.session_id}/${entry.sequence}`}>
+                  <td>
+                    <SessionLink sessionId={entry.session_id} />
+                  </td>
+                  <td>
+                    <LoopLink sessionId={entry.session_id} loopId={entry.loop_id} />
+                  </td>
+                  <td>{entry.loop_state ?? <span class="none">unknown</span>}</td>
+                  <td class="number">{entry.sequence}</td>
+                  <td>{entry.process_handle ? <code>{entry.process_handle}</code> : <span class="none">dropped (retention)</span>}</td>
+                  <td>{entry.state ? `${entry.state}/${entry.reason}` : <span class="none">dropped (retention)</span>}</td>
+                  <td>
+                    <Instant at={entry.created_at} />
+                  </td>
+                  <td>{entry.consumed_sequence === null ? 'not yet' : `yes, sequence ${entry.consumed_sequence}`}</td>
+                  <td>
+                    <OutcomeText outcome={outcomeOf(entry)} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {found.data!.notifications.map((entry) => (
-                  <tr key={`${entry.session_id}/${entry.sequence}`}>
-                    <td>
-                      <SessionLink sessionId={entry.session_id} />
-                    </td>
-                    <td>
-                      <LoopLink sessionId={entry.session_id} loopId={entry.loop_id} />
-                    </td>
-                    <td>{entry.loop_state ?? <span class="none">unknown</span>}</td>
-                    <td class="number">{entry.sequence}</td>
-                    <td>{entry.process_handle ? <code>{entry.process_handle}</code> : <span class="none">dropped (retention)</span>}</td>
-                    <td>{entry.state ? `${entry.state}/${entry.reason}` : <span class="none">dropped (retention)</span>}</td>
-                    <td>
-                      <Instant at={entry.created_at} />
-                    </td>
-                    <td>{entry.consumed_sequence === null ? 'not yet' : `yes, sequence ${entry.consumed_sequence}`}</td>
-                    <td>
-                      <OutcomeText outcome={outcomeOf(entry)} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+              ))}
+            </tbody>
+          </table>
           {found.data!.refusals.length > 0 ? (
             <RefusalsTable refusals={found.data!.refusals} caption="Refused deliveries with this command id, newest first" />
           ) : (
