@@ -24,6 +24,8 @@ import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
 import { isServerError } from './store-failure.js';
+import type { JournalConsumption } from './journal-consumption.interface.js';
+import { consumedRecord } from './consumed-record.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -194,6 +196,60 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    */
   lookup<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
+  }
+
+  /**
+   * Consumes notifications of one loop in one transaction (one unit of work of the queue): for
+   * each command id, in order, its consumed record is appended unless one is journaled already;
+   * an id no notification of this loop was journaled under is `notFound`. The check reads the
+   * journal inside the transaction, not the loop's pending set: a notification journaled for the
+   * loop is the loop's to consume whether or not its pending set holds it yet (the loop may have
+   * been given it by a stream before the dispatch that puts it in the set, or it may have been
+   * refused `inbox_full`). Repeated ids of one call get the answer of their first.
+   * @param held ids the caller knows to be pending in the loop (journaled for it): not looked up
+   */
+  consume(
+    sessionId: string,
+    loopId: string,
+    commandIds: readonly string[],
+    held: (commandId: string) => boolean,
+  ): Promise<JournalConsumption[]> {
+    return this.enqueue(
+      async (manager) => {
+        const written: JournalRecordEntity[] = [];
+        const answers = new Map<string, JournalConsumption>();
+        for (const commandId of commandIds) {
+          if (answers.has(commandId)) continue;
+          answers.set(commandId, await this.consumeWithin(manager, sessionId, loopId, commandId, held(commandId), written));
+        }
+        return { value: commandIds.map((commandId) => answers.get(commandId)!), written };
+      },
+      this.timeoutMs,
+      sessionId,
+    );
+  }
+
+  private async consumeWithin(
+    manager: EntityManager,
+    sessionId: string,
+    loopId: string,
+    commandId: string,
+    held: boolean,
+    written: JournalRecordEntity[],
+  ): Promise<JournalConsumption> {
+    const draft = consumedRecord(sessionId, loopId, commandId);
+    if (!held) {
+      const prior = await this.rows.find(manager, sessionId, draft.idempotencyId);
+      if (prior) return prior.loopId === loopId ? { commandId, consumed: false, sequence: prior.sequence } : { commandId, notFound: true };
+      const notification = await this.rows.find(manager, sessionId, commandId);
+      if (notification?.kind !== 'process_notification' || notification.loopId !== loopId) return { commandId, notFound: true };
+    }
+    const { value, written: appended } = await this.appendWithin(manager, draft);
+    // The consumed record's payload names only the command id and the loop: a different one
+    // under its id is another loop's, which this loop never had.
+    if ('collision' in value) return { commandId, notFound: true };
+    written.push(...appended);
+    return { commandId, consumed: value.appended, sequence: value.record.sequence };
   }
 
   /** The consumed record of a notification, if it was consumed. */
