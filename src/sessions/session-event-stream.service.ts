@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ProcessNotificationsService, type JournalRecordView } from 'nestjs-process-notifications';
+import { ProcessNotificationsService, type JournalRecordView, type LoopEventView } from 'nestjs-process-notifications';
 import { Observable, ReplaySubject, takeUntil } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { HttpProblemError } from '../http/http-problem.error.js';
@@ -16,7 +16,8 @@ const CATCH_UP_PAGE = 500;
 export class SessionEventStream implements OnModuleDestroy {
   // Replays, so a stream opened after shutdown began ends at once too.
   private readonly shutdown$ = new ReplaySubject<void>(1);
-  // Open streams by session, so one session cannot hold every socket and subscription.
+  // Open streams by session (and by session/loop for loop streams), so one session cannot hold
+  // every socket and subscription.
   private readonly open = new Map<string, number>();
 
   constructor(
@@ -76,6 +77,60 @@ export class SessionEventStream implements OnModuleDestroy {
         const left = (this.open.get(sessionId) ?? 1) - 1;
         if (left > 0) this.open.set(sessionId, left);
         else this.open.delete(sessionId);
+      };
+    }).pipe(takeUntil(this.shutdown$));
+  }
+
+  /**
+   * A loop's events (issue 37) after `after`, in order: read from the database after the last
+   * record looked at, and again whenever the journal says the loop (on PostgreSQL: its session)
+   * may have new records, so nothing is skipped or repeated; completes at shutdown. Open streams
+   * are counted per loop against the same bound as a session's (`stream_limit_reached`).
+   */
+  loopEventsAfter(sessionId: string, loopId: string, after: number): Observable<LoopEventView> {
+    const key = `${sessionId.toLowerCase()}/${loopId.toLowerCase()}`;
+    if ((this.open.get(key) ?? 0) >= this.config.maxStreamsPerSession) {
+      throw new HttpProblemError(
+        'stream_limit_reached',
+        `The loop already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
+      );
+    }
+    return new Observable<LoopEventView>((subscriber) => {
+      this.open.set(key, (this.open.get(key) ?? 0) + 1);
+      let last = after;
+      let reading = false;
+      let readAgain = false;
+      const read = async (): Promise<void> => {
+        if (reading) {
+          readAgain = true;
+          return;
+        }
+        reading = true;
+        try {
+          do {
+            readAgain = false;
+            for (;;) {
+              const page = await this.service.readLoopEvents(sessionId, loopId, last, CATCH_UP_PAGE);
+              if (subscriber.closed) return;
+              // Nothing found means nothing after `last` yet: the page moved no further.
+              if (page.last <= last) break;
+              last = page.last;
+              for (const event of page.events) subscriber.next(event);
+            }
+          } while (readAgain && !subscriber.closed);
+        } finally {
+          reading = false;
+        }
+      };
+      const fail = (error: unknown): void => subscriber.error(error);
+      // Subscribed before the first read, so nothing committed in between is missed.
+      const hints = this.service.loopChanges(sessionId, loopId).subscribe({ next: () => void read().catch(fail), error: fail });
+      read().catch(fail);
+      return () => {
+        hints.unsubscribe();
+        const left = (this.open.get(key) ?? 1) - 1;
+        if (left > 0) this.open.set(key, left);
+        else this.open.delete(key);
       };
     }).pipe(takeUntil(this.shutdown$));
   }

@@ -79,6 +79,12 @@ const ROUTES: readonly Route[] = [
     path: (s) => `/v1/sessions/${s.sessionId}/journal?after=0&limit=10`,
   },
   { method: 'get', template: '/v1/sessions/{sid}/events', success: 200, path: (s) => `/v1/sessions/${s.sessionId}/events` },
+  {
+    method: 'get',
+    template: '/v1/sessions/{sid}/loops/{lid}/events',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/events`,
+  },
 ];
 
 type Credential = 'no token' | 'a wrong token' | "another session's token" | 'the own token' | 'the admin token';

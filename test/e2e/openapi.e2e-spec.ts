@@ -38,6 +38,7 @@ const ROUTES = [
   'post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume',
   'get /v1/sessions/{sid}/journal',
   'get /v1/sessions/{sid}/events',
+  'get /v1/sessions/{sid}/loops/{lid}/events',
   'get /healthz',
 ];
 

@@ -16,6 +16,7 @@ export {
   type CompletionsOptions,
   type CompletionTarget,
   type EventsOptions,
+  type LoopEventsOptions,
   type ProcessNotificationsClientOptions,
   type RetryNotice,
   type SessionEvent,

@@ -9,6 +9,7 @@ import type {
   LifecyclePublication,
   LifecycleRecord,
   Loop,
+  LoopEvent,
   OpenLoopRequest,
   PendingNotification,
   PendingNotifications,
@@ -30,7 +31,7 @@ import type {
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
-import { SseDecoder } from './sse-decoder.js';
+import { SseDecoder, type ServerSentEvent } from './sse-decoder.js';
 import { TimeoutError } from './timeout.error.js';
 
 /** What {@link ProcessNotificationsClientOptions.onRetry} is told before each wait. */
@@ -114,6 +115,22 @@ export interface WaitForCompletionOptions {
   readonly timeoutMs?: number;
   /** Aborts the wait: it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * Wait for the outcome record too (a supervisor such as `pn-supervise` sends one). False:
+   * resolve as soon as the notification is known, with its `outcome` if that came first; for a
+   * supervisor that sends no lifecycle records. @default true
+   */
+  readonly waitForOutcome?: boolean;
+}
+
+/** Options of {@link ProcessNotificationsClient.loopEvents}. */
+export interface LoopEventsOptions {
+  /** Start after this sequence; unset: at the loop's oldest unconsumed notification. */
+  readonly after?: number;
+  /** Ends the iteration. */
+  readonly signal?: AbortSignal;
+  /** Reconnect (resuming after the last event) when the stream ends or fails. @default true */
+  readonly reconnect?: boolean;
 }
 
 /** Options of {@link ProcessNotificationsClient.events}. */
@@ -132,9 +149,6 @@ export interface SessionEvent {
   readonly id: string;
   readonly record: JournalRecord;
 }
-
-// Journal records read per page while completions() catches up (the route's most).
-const CATCH_UP_PAGE = 1000;
 
 interface RequestSpec {
   readonly operation: string;
@@ -303,55 +317,44 @@ export class ProcessNotificationsClient {
    * missed or repeated; breaking out of the loop closes the connection.
    */
   async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent, void, undefined> {
-    let lastEventId = options.lastEventId === undefined ? undefined : String(options.lastEventId);
-    const reconnect = options.reconnect ?? true;
-    let failures = 0;
-    for (;;) {
-      const controller = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-      try {
-        const response = await this.fetchOnce(`/v1/sessions/${segment(sessionId)}/events`, {
-          method: 'GET',
-          headers: { ...this.headers('text/event-stream'), ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
-          signal,
-        });
-        if (!response.ok) throw await this.problemOf(response);
-        const decoder = new SseDecoder();
-        const text = new TextDecoder();
-        for await (const chunk of chunksOf(response.body)) {
-          for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
-            if (event.id !== undefined) lastEventId = event.id;
-            failures = 0;
-            yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };
-          }
-        }
-      } catch (error) {
-        if (options.signal?.aborted) return;
-        const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
-        failures++;
-        if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
-        try {
-          await this.waitBeforeRetry('events', failures, failure, options.signal);
-        } catch (aborted) {
-          // Aborting ends the iteration quietly, also while it waits to reconnect.
-          if (options.signal?.aborted) return;
-          throw aborted;
-        }
-        continue;
-      } finally {
-        controller.abort();
+    const lastEventId = options.lastEventId === undefined ? undefined : String(options.lastEventId);
+    for await (const event of this.stream('events', `/v1/sessions/${segment(sessionId)}/events`, lastEventId, options)) {
+      yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };
+    }
+  }
+
+  /**
+   * `GET /v1/sessions/:sid/loops/:lid/events`: the loop's own stream (issue 37), as an async
+   * iterator of {@link LoopEvent}s: its notifications (with their outcome when it was journaled
+   * first), the outcomes journaled after them, and consumptions, nothing of other loops. Without
+   * `after` it starts at the loop's oldest unconsumed notification. It reconnects with
+   * `Last-Event-ID` when the stream ends or fails, so nothing is missed or repeated.
+   */
+  async *loopEvents(sessionId: string, loopId: string, options: LoopEventsOptions = {}): AsyncGenerator<LoopEvent, void, undefined> {
+    const { after } = options;
+    if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) {
+      throw new RangeError(`after must be a non-negative integer, got ${String(after)}`);
+    }
+    const path = `${this.loopPath(sessionId, loopId)}/events`;
+    for await (const event of this.stream('loopEvents', path, after === undefined ? undefined : String(after), options)) {
+      const id = Number(event.id);
+      const data = JSON.parse(event.data) as unknown;
+      if (event.event === 'consumed') yield { id, type: 'consumed', consumed: data as { command_id: string; sequence: number } };
+      else if (event.event === 'notification' || event.event === 'outcome') {
+        yield { id, type: event.event, notification: data as PendingNotification };
       }
-      if (!reconnect || options.signal?.aborted) return;
+      // Any other event name is a later version's: skipped.
     }
   }
 
   /**
    * A loop's completions (spec section 14), as an async iterator of `{ notification, update }`:
-   * first the notifications pending now, in acceptance order, then each one journaled for the
-   * loop later (one refused as `inbox_full` included: it is the loop's work), each once as
-   * `update: 'new'`, across reconnects, until `signal` aborts (the iteration then ends quietly).
-   * A notification whose outcome record is journaled after it is yielded once more, with its
-   * `outcome`, as `update: 'outcome'`. Built on {@link events}; its reads retry as deliveries do.
+   * first the notifications pending now (the loop's unconsumed ones), in acceptance order, then
+   * each one journaled for the loop later (one refused as `inbox_full` included: it is the
+   * loop's work), each once as `update: 'new'`, across reconnects, until `signal` aborts (the
+   * iteration then ends quietly). A notification whose outcome record is journaled after it is
+   * yielded once more, with its `outcome`, as `update: 'outcome'`. One request for the whole
+   * iteration (the loop's stream, {@link loopEvents}), constant work per item.
    */
   async *completions(
     sessionId: string,
@@ -362,48 +365,11 @@ export class ProcessNotificationsClient {
     if (afterSequence !== undefined && !(Number.isSafeInteger(afterSequence) && afterSequence >= 0)) {
       throw new RangeError(`afterSequence must be a non-negative integer, got ${String(afterSequence)}`);
     }
-    const tracker = new CompletionTracker(loopId.toLowerCase());
-    const read: CallOptions = { signal, retry: true };
-    const pendingNow = async (): Promise<Map<string, PendingNotification>> =>
-      new Map((await this.pendingNotifications(sessionId, loopId, read)).notifications.map((n) => [n.command_id, n]));
+    const tracker = new CompletionTracker(afterSequence);
     try {
-      const pending = [...(await pendingNow()).values()];
-      for (const notification of pending) {
-        if (afterSequence !== undefined && notification.sequence <= afterSequence) tracker.alreadyDelivered(notification);
-        else yield tracker.yieldNew(notification);
-      }
-      // Catch up from the newest notification the view showed: what was journaled since is read
-      // whole, so a notification consumed in the meantime is not yielded as new.
-      let position = afterSequence ?? Math.max(0, ...pending.map((notification) => notification.sequence));
-      const window: JournalRecord[] = [];
-      for (;;) {
-        const page = await this.journal(sessionId, { after: position, limit: CATCH_UP_PAGE }, read);
-        window.push(...page.records);
-        position = page.next_after;
-        if (page.records.length < CATCH_UP_PAGE) break;
-      }
-      const consumed = new Set(
-        window.flatMap((r) => (r.kind === 'process_notification_consumed' && r.cause_command_id ? [r.cause_command_id] : [])),
-      );
-      let view: Map<string, PendingNotification> | undefined;
-      for (const record of window) {
-        const update = tracker.outcomeUpdate(record);
+      for await (const event of this.loopEvents(sessionId, loopId, { after: afterSequence, signal })) {
+        const update = tracker.take(event);
         if (update) yield update;
-        const found = tracker.notificationOf(record);
-        if (!found || consumed.has(found.command_id)) continue;
-        // The view knows an outcome journaled before the window; read it once for the window.
-        view ??= await pendingNow();
-        yield tracker.yieldNew(view.get(found.command_id) ?? { ...found, outcome: tracker.earlyOutcome(found.command_id) ?? null });
-      }
-      for await (const { record } of this.events(sessionId, { lastEventId: position, signal })) {
-        const update = tracker.outcomeUpdate(record);
-        if (update) yield update;
-        const found = tracker.notificationOf(record);
-        if (!found) continue;
-        const early = tracker.earlyOutcome(found.command_id);
-        // An outcome journaled before this stream began is in the pending view, if anywhere.
-        const entry = early ? undefined : (await pendingNow()).get(found.command_id);
-        yield tracker.yieldNew(entry ?? { ...found, outcome: early ?? null });
       }
     } catch (error) {
       if (signal?.aborted) return;
@@ -414,9 +380,10 @@ export class ProcessNotificationsClient {
   /**
    * Waits for one notification of the loop, by `commandId` or by `processHandle` (spec section
    * 14), with one deadline for both it and its outcome: resolves with `{ notification }` as soon
-   * as the notification and its outcome are known, or at `timeoutMs` with `outcome: null` if only
-   * the notification came; rejects with a {@link TimeoutError} when no notification came in time,
-   * and with the signal's reason when `signal` aborts.
+   * as the notification and its outcome are known (or, with `waitForOutcome: false`, as soon as
+   * the notification is), or at `timeoutMs` with `outcome: null` if only the notification came;
+   * rejects with a {@link TimeoutError} when no notification came in time, and with the signal's
+   * reason when `signal` aborts.
    */
   async waitForCompletion(
     sessionId: string,
@@ -424,7 +391,7 @@ export class ProcessNotificationsClient {
     target: CompletionTarget,
     options: WaitForCompletionOptions = {},
   ): Promise<{ notification: PendingNotification }> {
-    const { timeoutMs, signal } = options;
+    const { timeoutMs, signal, waitForOutcome = true } = options;
     if (timeoutMs !== undefined && !(timeoutMs >= 0))
       throw new RangeError(`timeoutMs must be a non-negative number, got ${String(timeoutMs)}`);
     const matches =
@@ -448,7 +415,7 @@ export class ProcessNotificationsClient {
       for await (const { notification } of this.completions(sessionId, loopId, { signal: stop.signal })) {
         if (!matches(notification)) continue;
         found = notification;
-        if (notification.outcome !== null) return { notification };
+        if (notification.outcome !== null || !waitForOutcome) return { notification };
       }
     } finally {
       clearTimeout(timer);
@@ -459,6 +426,58 @@ export class ProcessNotificationsClient {
     if (found) return { notification: found };
     const what = 'commandId' in target ? `command_id ${target.commandId}` : `process_handle ${target.processHandle}`;
     throw new TimeoutError(`no notification for ${what} in loop ${loopId} within ${timeoutMs} ms`, timeoutMs!);
+  }
+
+  /**
+   * A server-sent event stream at `path`, reconnecting after the last event id when it ends or
+   * fails (the first connection after `lastEventId`, if given), until `signal` aborts.
+   */
+  private async *stream(
+    operation: string,
+    path: string,
+    firstEventId: string | undefined,
+    options: EventsOptions,
+  ): AsyncGenerator<ServerSentEvent, void, undefined> {
+    let lastEventId = firstEventId;
+    const reconnect = options.reconnect ?? true;
+    let failures = 0;
+    for (;;) {
+      const controller = new AbortController();
+      const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+      try {
+        const response = await this.fetchOnce(path, {
+          method: 'GET',
+          headers: { ...this.headers('text/event-stream'), ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
+          signal,
+        });
+        if (!response.ok) throw await this.problemOf(response);
+        const decoder = new SseDecoder();
+        const text = new TextDecoder();
+        for await (const chunk of chunksOf(response.body)) {
+          for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
+            if (event.id !== undefined) lastEventId = event.id;
+            failures = 0;
+            yield event;
+          }
+        }
+      } catch (error) {
+        if (options.signal?.aborted) return;
+        const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
+        failures++;
+        if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
+        try {
+          await this.waitBeforeRetry(operation, failures, failure, options.signal);
+        } catch (aborted) {
+          // Aborting ends the iteration quietly, also while it waits to reconnect.
+          if (options.signal?.aborted) return;
+          throw aborted;
+        }
+        continue;
+      } finally {
+        controller.abort();
+      }
+      if (!reconnect || options.signal?.aborted) return;
+    }
   }
 
   private loopPath(sessionId: string, loopId: string): string {

@@ -11,7 +11,14 @@ export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/jo
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 export { runMigrationsExclusively } from './persistence/migration-lock.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
-export type { JournalRecordView, LoopView, PendingNotificationView, SessionView } from './process-notifications.views.js';
+export type {
+  JournalRecordView,
+  LoopEventsPage,
+  LoopEventView,
+  LoopView,
+  PendingNotificationView,
+  SessionView,
+} from './process-notifications.views.js';
 export type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';
 export type {

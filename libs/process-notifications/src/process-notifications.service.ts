@@ -20,14 +20,17 @@ import { SessionOwnership, type SessionOwner } from './cluster/session-ownership
 import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
 import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 import {
+  loopEventView,
   loopView,
   recordView,
+  type LoopEventsPage,
   type JournalRecordView,
   type LoopView,
   type PendingNotificationView,
   type SessionView,
 } from './process-notifications.views.js';
 import { idOf } from './validation/canonical-uuid.decorator.js';
+import { LoopNotFoundError } from './errors/loop-not-found.error.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
@@ -205,6 +208,37 @@ export class ProcessNotificationsService {
     // Any node reads any session's journal: no ownership needed.
     const session = await this.sessions.find(sessionId);
     return this.journal.pageOf(session.sessionId, after, limit, recordView);
+  }
+
+  /**
+   * Where a loop's event stream starts when the client names no position (issue 37): just
+   * before the loop's oldest unconsumed notification, or, when it has none, at the session's
+   * last sequence. Read from the database, so any node answers; throws `SessionNotFoundError` or
+   * `LoopNotFoundError` (also use it to check the loop before streaming from a given position).
+   */
+  async loopEventsStart(sessionId: string, loopId: string): Promise<number> {
+    const session = await this.sessions.find(sessionId);
+    const loop = idOf(loopId, 'loop_id');
+    const start = await this.journal.loopStreamStart(session.sessionId, loop);
+    if (!start) throw new LoopNotFoundError(session.sessionId, loop);
+    return start.oldestUnconsumed === null ? start.lastSequence : start.oldestUnconsumed - 1;
+  }
+
+  /**
+   * One read of a loop's event stream after `after` (issue 37): the loop's own records only, in
+   * sequence order, as events: each notification of the loop not consumed when read (with its
+   * outcome if that was journaled before it), each outcome of one of its notifications journaled
+   * after that notification, each consumed record. `last` is where to read on (past skipped
+   * records too). From the database: any node, any owner. Call after {@link loopEventsStart}.
+   */
+  async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
+    const page = await this.journal.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
+    return { events: page.rows.map(loopEventView), last: page.last };
+  }
+
+  /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */
+  loopChanges(sessionId: string, loopId: string): Observable<void> {
+    return this.feed.loopChanges(sessionId.toLowerCase(), loopId.toLowerCase());
   }
 
   /** Notifications as loops accept them (also published as `ProcessNotificationAcceptedEvent`). */

@@ -11,6 +11,7 @@ import { ProcessOutcomes1765000000000 } from './migrations/1765000000000-process
 import { ProcessOutcomeEntity } from './process-outcome.entity.js';
 import { AdminCounts1765100000000 } from './migrations/1765100000000-admin-counts.migration.js';
 import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-session-sequence-index.migration.js';
+import { LoopSequenceIndex1765300000000 } from './migrations/1765300000000-loop-sequence-index.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -23,6 +24,7 @@ export const PN_MIGRATIONS = [
   ProcessOutcomes1765000000000,
   AdminCounts1765100000000,
   SessionSequenceIndex1765100000500,
+  LoopSequenceIndex1765300000000,
 ];
 
 /**

@@ -26,6 +26,7 @@ import { inCommitSpan } from '../tracing/commit-span.js';
 import { isServerError } from './store-failure.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
+import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart } from './loop-stream-rows.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -61,6 +62,9 @@ export const JOURNAL_SILENCE_MS = 1_500;
 // Records of one read of a journal page on SQLite, whose reads run in this thread: a fraction of a
 // millisecond of the event loop. PostgreSQL's run on its server and read a page in one statement.
 const SQLITE_PAGE_SLICE = 10;
+// Records of one read of a loop's event stream on SQLite: a loop's records carry no payload
+// parsing in the read, so a larger slice still holds the event loop for well under a millisecond.
+const SQLITE_LOOP_SLICE = 100;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
@@ -82,6 +86,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(JournalWriter.name);
   private readonly outage = new JournalOutage(this.logger);
   private readonly rows: JournalRows;
+  private readonly loopStreams: LoopStreamRows;
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
@@ -93,6 +98,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly hint: JournalCommitHint;
   private readonly counters: JournalCounters;
   private readonly pageSlice: number;
+  private readonly loopSlice: number;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -110,7 +116,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
     }
     this.rows = new JournalRows(dataSource);
+    this.loopStreams = new LoopStreamRows(dataSource);
     this.pageSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
+    this.loopSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
     this.transactions = new JournalTransactionRunner(dataSource, this.logger);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
     this.probe = new JournalHealthProbe(dataSource.options.type === 'better-sqlite3', (manager, draft) =>
@@ -250,6 +258,16 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     if ('collision' in value) return { commandId, notFound: true };
     written.push(...appended);
     return { commandId, consumed: value.appended, sequence: value.record.sequence };
+  }
+
+  /** Where a loop's event stream starts (see {@link LoopStreamRows.start}); undefined for an unknown loop. */
+  loopStreamStart(sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
+    return this.lookup((manager) => this.loopStreams.start(manager, sessionId, loopId));
+  }
+
+  /** One read of a loop's event stream after `after` (see {@link LoopStreamRows.page}). */
+  loopStreamPage(sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
+    return this.lookup((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
   }
 
   /** The consumed record of a notification, if it was consumed. */
