@@ -73,6 +73,13 @@ const ROUTES: readonly Route[] = [
     path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/process-notifications/${s.pendingCommandId}/consume`,
   },
   {
+    method: 'post',
+    template: '/v1/sessions/{sid}/loops/{lid}/process-notifications/consume',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/process-notifications/consume`,
+    body: (s) => ({ command_ids: [s.pendingCommandId] }),
+  },
+  {
     method: 'get',
     template: '/v1/sessions/{sid}/journal',
     success: 200,

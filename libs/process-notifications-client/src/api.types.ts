@@ -147,6 +147,16 @@ export type LoopEvent =
   | { readonly id: number; readonly type: 'outcome'; readonly notification: PendingNotification }
   | { readonly id: number; readonly type: 'consumed'; readonly consumed: { readonly command_id: string; readonly sequence: number } };
 
+/** One command id's answer of a batch consume (`POST .../process-notifications/consume`). */
+export type ConsumeResult =
+  | { readonly command_id: string; readonly consumed: boolean; readonly sequence: number }
+  | { readonly command_id: string; readonly code: 'not_found' };
+
+/** Answer of the batch consume: one result per command id, in the order sent. */
+export interface ConsumeResults {
+  readonly results: readonly ConsumeResult[];
+}
+
 /** What every journal record carries, whatever its kind. */
 interface JournalRecordBase<K extends string, P> {
   readonly sequence: number;

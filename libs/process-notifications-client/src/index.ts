@@ -22,4 +22,5 @@ export {
   type SessionEvent,
   type WaitForCompletionOptions,
 } from './process-notifications.client.js';
+export { MAX_CONSUME_BATCH } from './consume-batcher.js';
 export { SseDecoder, type ServerSentEvent } from './sse-decoder.js';

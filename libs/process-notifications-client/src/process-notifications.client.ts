@@ -1,5 +1,6 @@
 import type {
   CompletionDelivery,
+  ConsumeResults,
   Consumption,
   CreateSessionRequest,
   Health,
@@ -18,6 +19,7 @@ import type {
   SessionCreated,
 } from './api.types.js';
 import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
+import { ConsumeBatcher, MAX_CONSUME_BATCH } from './consume-batcher.js';
 import type {
   AdminLoopsPage,
   AdminLoopsQuery,
@@ -195,6 +197,8 @@ export class ProcessNotificationsClient {
   private readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
   private readonly requestTimeoutMs: number;
+  // One per loop (and retry setting) with consumes waiting or on their way.
+  private readonly consumeBatchers = new Map<string, ConsumeBatcher>();
 
   constructor(private readonly options: ProcessNotificationsClientOptions) {
     this.baseUrl = String(options.baseUrl).replace(/\/+$/, '');
@@ -263,9 +267,46 @@ export class ProcessNotificationsClient {
     return this.get('pendingNotifications', `${this.loopPath(sessionId, loopId)}/process-notifications`, options);
   }
 
-  /** `POST .../process-notifications/:command_id/consume`: frees the notification's place. */
+  /**
+   * Consumes a notification: frees its place in the loop's pending set. Consumes of one loop
+   * issued close together (in the same turn of the event loop, or while the previous batch is on
+   * its way) travel as one {@link consumeMany} request, each answered as if alone: `{consumed,
+   * sequence}`, or a {@link ProblemError} `not_found`. A call with its own `signal` or `onRetry`
+   * goes alone, as `POST .../process-notifications/:command_id/consume`.
+   */
   consume(sessionId: string, loopId: string, commandId: string, options: CallOptions = {}): Promise<Consumption> {
-    return this.post('consume', `${this.loopPath(sessionId, loopId)}/process-notifications/${segment(commandId)}/consume`, {}, options);
+    if (options.signal !== undefined || options.onRetry !== undefined) {
+      return this.post('consume', `${this.loopPath(sessionId, loopId)}/process-notifications/${segment(commandId)}/consume`, {}, options);
+    }
+    // Calls that retry alike share a batch.
+    const key = `${sessionId}/${loopId}/${String(options.retry)}/${String(options.deadlineMs)}`;
+    let batcher = this.consumeBatchers.get(key);
+    if (!batcher) {
+      batcher = new ConsumeBatcher(
+        async (commandIds) => (await this.consumeMany(sessionId, loopId, commandIds, options)).results,
+        () => this.consumeBatchers.delete(key),
+      );
+      this.consumeBatchers.set(key, batcher);
+    }
+    return batcher.consume(commandId);
+  }
+
+  /**
+   * `POST .../process-notifications/consume`: consumes up to 256 notifications of a loop in one
+   * request and one journal transaction, with a result per command id in the order given:
+   * `{command_id, consumed, sequence}`, or `{command_id, code: 'not_found'}`. Retried whole, like
+   * a single consume: what committed answers `consumed: false` on the retry.
+   */
+  consumeMany(sessionId: string, loopId: string, commandIds: readonly string[], options: CallOptions = {}): Promise<ConsumeResults> {
+    if (commandIds.length < 1 || commandIds.length > MAX_CONSUME_BATCH) {
+      throw new RangeError(`consumeMany takes 1 to ${MAX_CONSUME_BATCH} command ids, got ${commandIds.length}`);
+    }
+    return this.post(
+      'consumeMany',
+      `${this.loopPath(sessionId, loopId)}/process-notifications/consume`,
+      { command_ids: commandIds },
+      options,
+    );
   }
 
   /**

@@ -3,7 +3,11 @@ import { CommandBus, EventBus, ofType } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
 import { filter, map, type Observable } from 'rxjs';
 import { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
-import type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
+import type {
+  NotificationConsumption,
+  NotificationConsumptionResult,
+} from './commands/consume-process-notification/notification-consumption.interface.js';
+import { ConsumeProcessNotificationsCommand } from './commands/consume-process-notification/consume-process-notifications.command.js';
 import type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
@@ -201,6 +205,16 @@ export class ProcessNotificationsService {
   /** Consumes a pending notification; a second consume answers `consumed: false`. */
   consume(sessionId: string, loopId: string, commandId: string): Promise<NotificationConsumption> {
     return this.commandBus.execute(new ConsumeProcessNotificationCommand(sessionId, loopId, commandId));
+  }
+
+  /**
+   * Consumes several notifications of a loop in one journal transaction (issue 37): 1 to
+   * `MAX_CONSUME_BATCH` command ids (else `ValidationError`, field `command_ids`), each answered
+   * in order as {@link consume} would answer it, with `notFound` where that throws
+   * `NotificationNotFoundError`; a repeated id answers `consumed: false`.
+   */
+  consumeMany(sessionId: string, loopId: string, commandIds: readonly string[]): Promise<NotificationConsumptionResult[]> {
+    return this.commandBus.execute(new ConsumeProcessNotificationsCommand(sessionId, loopId, commandIds));
   }
 
   /** Journal records of a session after `after`, at most `limit`, in sequence order. */

@@ -209,11 +209,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   /**
    * Consumes notifications of one loop in one transaction (one unit of work of the queue): for
    * each command id, in order, its consumed record is appended unless one is journaled already;
-   * an id no notification of this loop was journaled under is `notFound`. The check reads the
+   * an id no notification of this loop was journaled under is `notFound`; a repeated id answers
+   * `consumed: false` (its first consumed it). The check reads the
    * journal inside the transaction, not the loop's pending set: a notification journaled for the
    * loop is the loop's to consume whether or not its pending set holds it yet (the loop may have
    * been given it by a stream before the dispatch that puts it in the set, or it may have been
-   * refused `inbox_full`). Repeated ids of one call get the answer of their first.
+   * refused `inbox_full`).
    * @param held ids the caller knows to be pending in the loop (journaled for it): not looked up
    */
   consume(
@@ -226,11 +227,18 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       async (manager) => {
         const written: JournalRecordEntity[] = [];
         const answers = new Map<string, JournalConsumption>();
+        const value: JournalConsumption[] = [];
         for (const commandId of commandIds) {
-          if (answers.has(commandId)) continue;
-          answers.set(commandId, await this.consumeWithin(manager, sessionId, loopId, commandId, held(commandId), written));
+          const first = answers.get(commandId);
+          // A repeat of an id earlier in the call: that one consumed it, so this one did not.
+          if (first) value.push('notFound' in first ? first : { ...first, consumed: false });
+          else {
+            const answer = await this.consumeWithin(manager, sessionId, loopId, commandId, held(commandId), written);
+            answers.set(commandId, answer);
+            value.push(answer);
+          }
         }
-        return { value: commandIds.map((commandId) => answers.get(commandId)!), written };
+        return { value, written };
       },
       this.timeoutMs,
       sessionId,
