@@ -23,4 +23,5 @@ export {
   type WaitForCompletionOptions,
 } from './process-notifications.client.js';
 export { MAX_CONSUME_BATCH } from './consume-batcher.js';
+export { fetchTransport, setDefaultTransport, type HttpAnswer, type HttpRequest, type HttpTransport } from './http-transport.js';
 export { SseDecoder, type ServerSentEvent } from './sse-decoder.js';

@@ -34,6 +34,7 @@ import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { SseDecoder, type ServerSentEvent } from './sse-decoder.js';
+import { fetchTransport, getDefaultTransport, type HttpAnswer, type HttpRequest, type HttpTransport } from './http-transport.js';
 import { TimeoutError } from './timeout.error.js';
 
 /** What {@link ProcessNotificationsClientOptions.onRetry} is told before each wait. */
@@ -64,8 +65,14 @@ export interface ProcessNotificationsClientOptions {
   readonly onRetry?: (notice: RetryNotice) => void;
   /** A request without an answer after this long counts as a network error. @default 30000 */
   readonly requestTimeoutMs?: number;
-  /** Injected `fetch`. @default globalThis.fetch */
+  /** Injected `fetch`: the event streams use it, and the other calls too unless `transport` is given. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
+  /**
+   * How the JSON calls are sent. Default: in Node, a keep-alive `node:http` connection pool
+   * (`nodeHttpTransport`, from the package's Node entry point); elsewhere, or when `fetch` is
+   * given, `fetch`.
+   */
+  readonly transport?: HttpTransport;
   /**
    * Called before every request (each attempt of a retried call too) with the headers it is about
    * to send, to add the caller's trace context (`traceparent`, `tracestate`): the service then
@@ -196,7 +203,11 @@ export class ProcessNotificationsClient {
   readonly retryPolicy: RetryPolicy;
   private readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
+  private readonly transport: HttpTransport;
   private readonly requestTimeoutMs: number;
+  // Built once: every JSON call sends one of these two (a copy only when tracing adds to it).
+  private readonly jsonHeaders: Record<string, string>;
+  private readonly jsonBodyHeaders: Record<string, string>;
   // One per loop (and retry setting) with consumes waiting or on their way.
   private readonly consumeBatchers = new Map<string, ConsumeBatcher>();
 
@@ -205,7 +216,10 @@ export class ProcessNotificationsClient {
     this.retryPolicy = options.retry instanceof RetryPolicy ? options.retry : new RetryPolicy(options.retry);
     // Called through a wrapper: a browser's fetch throws when called as a method of another object.
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.transport = options.transport ?? (options.fetch ? fetchTransport(options.fetch) : getDefaultTransport());
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.jsonHeaders = this.headers('application/json');
+    this.jsonBodyHeaders = { ...this.jsonHeaders, 'Content-Type': 'application/json' };
   }
 
   /** The same client with another bearer token. */
@@ -541,20 +555,26 @@ export class ProcessNotificationsClient {
   /** One request, retried as the policy says; the body is serialized once, so every attempt is identical. */
   private async send<T>(spec: RequestSpec): Promise<T> {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers = { ...this.headers('application/json'), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
+    const headers = body === undefined ? this.jsonHeaders : this.jsonBodyHeaders;
+    const url = `${this.baseUrl}${spec.path}`;
     const { signal: callerSignal, onRetry, deadlineMs } = spec.options;
     const retry = spec.options.retry ?? spec.retryByDefault;
     const deadline = deadlineMs === undefined ? Infinity : this.retryPolicy.now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       try {
         // No attempt outlives the deadline either.
-        const timeoutMs = Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
-        const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])]);
-        const response = await this.fetchOnce(spec.path, { method: spec.method, headers, body, signal }, callerSignal);
-        if (!response.ok) throw await this.problemOf(response);
-        const text = await response.text().catch((error: unknown) => {
+        const timeoutMs =
+          deadline === Infinity ? this.requestTimeoutMs : Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
+        const answer = await this.transportOnce(
+          { method: spec.method, url, headers: this.traced(headers), body, signal: callerSignal, timeoutMs },
+          callerSignal,
+        );
+        const text = await answer.text().catch((error: unknown) => {
           throw NetworkError.from(error, this.baseUrl);
         });
+        if (answer.status < 200 || answer.status > 299) {
+          throw ProblemError.fromResponse(answer.status, text, this.retryPolicy.parseRetryAfter(answer.header('retry-after')));
+        }
         return JSON.parse(text) as T;
       } catch (error) {
         if (!retry || !this.retryPolicy.shouldRetry(error, attempt)) throw error;
@@ -564,6 +584,29 @@ export class ProcessNotificationsClient {
         await this.waitBeforeRetry(spec.operation, attempt, failure, callerSignal, onRetry, delayMs);
       }
     }
+  }
+
+  /** The transport, with a failure to get an answer turned into a {@link NetworkError} (an abort by the caller is rethrown as is). */
+  private async transportOnce(request: HttpRequest, callerSignal?: AbortSignal): Promise<HttpAnswer> {
+    try {
+      return await this.transport(request);
+    } catch (error) {
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      throw NetworkError.from(error, this.baseUrl);
+    }
+  }
+
+  // The headers with the caller's trace context added, when it asked for that (a copy: the
+  // shared headers stay as they are); the shared object itself otherwise.
+  private traced(headers: Record<string, string>): Record<string, string> {
+    if (!this.options.propagateTraceContext) return headers;
+    const copy = { ...headers };
+    try {
+      this.options.propagateTraceContext(copy);
+    } catch {
+      // Tracing never fails a call: the request goes out without the trace context.
+    }
+    return copy;
   }
 
   /** `fetch`, with a failure to get an answer turned into a {@link NetworkError} (an abort by the caller is rethrown as is). */
