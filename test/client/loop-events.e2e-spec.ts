@@ -8,7 +8,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
-import { SERVER_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
+import { inFreshSchema } from '../support/postgres.js';
+import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
 import { startServer } from '../supervisor/support/test-helpers.js';
 
 // The loop's own stream, GET /v1/sessions/:sid/loops/:lid/events (issue 37), against the real server.
@@ -239,4 +240,33 @@ describe('the loop stream against the real server', () => {
       expect(requests).toBeLessThanOrEqual(2);
     }, 120_000);
   });
+});
+
+describe('the loop stream on several nodes (PostgreSQL)', () => {
+  it('is served by a node that does not own the session, from the database, and a consume of what it gave succeeds', async () => {
+    await inFreshSchema(async (databaseUrl) => {
+      const owner = await ServerProcess.start({ PN_DATABASE_URL: databaseUrl });
+      const other = await ServerProcess.start({ PN_DATABASE_URL: databaseUrl });
+      const stop = new AbortController();
+      try {
+        const { client, token, sessionId, loopId } = await sessionOn(owner.url, SERVER_ADMIN_TOKEN);
+        const elsewhere = new ProcessNotificationsClient({ baseUrl: other.url, token });
+        const stream = collect(elsewhere.loopEvents(sessionId, loopId, { signal: stop.signal }));
+        // The first answer of the stream's node: it is open before the delivery.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const sent = completion(sessionId, loopId);
+        await client.deliverCompletion(sent);
+        const [event] = await stream.until(1);
+        expect(event).toMatchObject({ type: 'notification', notification: { command_id: sent.command_id } });
+        // Through the other node, forwarded to the owner.
+        await expect(elsewhere.consume(sessionId, loopId, sent.command_id)).resolves.toMatchObject({ consumed: true });
+        await stream.until(2);
+        expect(stream.events[1]).toMatchObject({ type: 'consumed', consumed: { command_id: sent.command_id } });
+      } finally {
+        stop.abort();
+        await owner.stop('SIGKILL');
+        await other.stop('SIGKILL');
+      }
+    });
+  }, 120_000);
 });
