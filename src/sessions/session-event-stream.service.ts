@@ -112,10 +112,10 @@ export class SessionEventStream implements OnModuleDestroy {
             for (;;) {
               const page = await this.service.readLoopEvents(sessionId, loopId, last, CATCH_UP_PAGE);
               if (subscriber.closed) return;
-              // Nothing found means nothing after `last` yet: the page moved no further.
-              if (page.last <= last) break;
-              last = page.last;
+              last = Math.max(last, page.last);
               for (const event of page.events) subscriber.next(event);
+              // A read short of its limit reached the end: no second, empty read per hint.
+              if (!page.more) break;
             }
           } while (readAgain && !subscriber.closed);
         } finally {

@@ -243,11 +243,11 @@ export class ProcessNotificationsService {
    * sequence order, as events: each notification of the loop not consumed when read (with its
    * outcome if that was journaled before it), each outcome of one of its notifications journaled
    * after that notification, each consumed record. `last` is where to read on (past skipped
-   * records too). From the database: any node, any owner. Call after {@link loopEventsStart}.
+   * records too), `more` whether to read on at once. From the database: any node, any owner. Call after {@link loopEventsStart}.
    */
   async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
     const page = await this.journal.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
-    return { events: page.rows.map(loopEventView), last: page.last };
+    return { events: page.rows.map(loopEventView), last: page.last, more: page.more };
   }
 
   /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */

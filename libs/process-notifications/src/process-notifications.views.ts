@@ -58,6 +58,8 @@ export type LoopEventView =
 export interface LoopEventsPage {
   readonly events: LoopEventView[];
   readonly last: number;
+  /** True when the read stopped at its limit: read on at once. */
+  readonly more: boolean;
 }
 
 // The library's mappers to the views above: the one place where what it holds becomes what it returns.

@@ -31,6 +31,8 @@ export interface LoopStreamPage {
   readonly rows: LoopStreamRow[];
   /** Pass as `after` to read on; the read's `after` when it found nothing. */
   readonly last: number;
+  /** True when the read stopped at its limit: more records may follow at once. */
+  readonly more: boolean;
 }
 
 /** Where a loop's stream starts when the client names no position, read with the loop's row. */
@@ -98,7 +100,7 @@ export class LoopStreamRows {
       const item = streamRow(row, loopId);
       if (item) out.push(item);
     }
-    return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after };
+    return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
   }
 }
 
