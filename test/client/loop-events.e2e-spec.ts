@@ -257,11 +257,18 @@ describe('the loop stream on several nodes (PostgreSQL)', () => {
         const sent = completion(sessionId, loopId);
         await client.deliverCompletion(sent);
         const [event] = await stream.until(1);
-        expect(event).toMatchObject({ type: 'notification', notification: { command_id: sent.command_id } });
+        expect(event).toMatchObject({ type: 'notification', notification: { command_id: sent.command_id, outcome: null } });
+        // Its outcome after it (the outcome join reads the record's payload: PostgreSQL's JSON).
+        await client.publishLifecycle(exited(sent, 7));
+        await stream.until(2);
+        expect(stream.events[1]).toMatchObject({
+          type: 'outcome',
+          notification: { command_id: sent.command_id, outcome: { exit_code: 7 } },
+        });
         // Through the other node, forwarded to the owner.
         await expect(elsewhere.consume(sessionId, loopId, sent.command_id)).resolves.toMatchObject({ consumed: true });
-        await stream.until(2);
-        expect(stream.events[1]).toMatchObject({ type: 'consumed', consumed: { command_id: sent.command_id } });
+        await stream.until(3);
+        expect(stream.events[2]).toMatchObject({ type: 'consumed', consumed: { command_id: sent.command_id } });
       } finally {
         stop.abort();
         await owner.stop('SIGKILL');
