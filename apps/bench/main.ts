@@ -7,6 +7,7 @@ import type { HttpResult, HttpRow } from './http-row.interface.js';
 import { httpRows } from './http.rows.js';
 import { httpTable } from './http-table.js';
 import { clusterRows } from './cluster.rows.js';
+import { loopQueueRows, loopQueueTable, type LoopQueueResult, type LoopQueueRow } from './loop-queue.rows.js';
 import { lifecyclePublishRows } from './lifecycle-publish.rows.js';
 import { notifyPathRows } from './notify-path.rows.js';
 import { rawSqliteFloorRows } from './raw-sqlite-floor.rows.js';
@@ -47,6 +48,8 @@ const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 1);
 // BENCH_ROWS=notify/memory runs only the rows whose id contains that text (e.g. to profile one),
 // and the floor or ceiling rows they are compared to.
 const ONLY = process.env.BENCH_ROWS;
+// Rounds of the loop-queue rows (each a pair of fresh servers), interleaved.
+const LOOP_QUEUE_ROUNDS = Number(process.env.BENCH_LOOP_ROUNDS ?? 1);
 
 /**
  * The in-process row producers, run in this order: each returns rows, and a row that names a
@@ -123,6 +126,15 @@ async function main(): Promise<void> {
     clusterRows({ connections: HTTP_CONNECTIONS, seconds: HTTP_SECONDS, warmupRequests: 2_000 }),
     (r) => `${(r.requests / r.seconds).toFixed(0)} requests/s`,
   );
+  // Issue 37's loop scenario: opt-in (BENCH_ROWS=loop-queue), it starts two servers of its own.
+  const loopQueue = ONLY
+    ? await runRows<LoopQueueRow, LoopQueueResult>(
+        loopQueueRows(),
+        (r) =>
+          `${r.sendsPerSecond.toFixed(0)} sends/s, send → loop p50 ${r.givenP50Ms.toFixed(0)} ms, drain ${r.drainPerSecond.toFixed(0)}/s`,
+        { count: LOOP_QUEUE_ROUNDS, score: (r) => r.drainPerSecond },
+      )
+    : [];
   if (results.length) {
     console.log(
       `\nprocess-notifications benchmark: ${ITEMS} items per row after ${WARMUP} warm-up, median of ${ROUNDS} rounds, node ${process.version}\n`,
@@ -169,6 +181,13 @@ async function main(): Promise<void> {
     const takeover = (cluster.at(-1)?.row as { takeoverMs?: number } | undefined)?.takeoverMs;
     if (one && three) console.log(`\n3 nodes / 1 node: ${(three / one).toFixed(2)}x requests/s`);
     if (takeover !== undefined) console.log(`takeover after SIGKILL of an owner (default lease TTL, 10 s): ${takeover.toFixed(0)} ms`);
+  }
+  if (loopQueue.length) {
+    console.log(
+      `\nThe loop at the speed of a queue (issue 37): real server processes, ${process.env.BENCH_LOOP_ITEMS ?? 4000} completions from 64 senders ` +
+        `through the client to 16 loops of one session, each consuming what completions() gives it; median of ${LOOP_QUEUE_ROUNDS} interleaved rounds by drain rate\n`,
+    );
+    console.log(loopQueueTable(loopQueue));
   }
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -16,9 +16,12 @@ import { withKeepAlive } from './keep-alive.js';
 import { journalPageBody } from './journal-page-body.js';
 import { SessionEventStream } from './session-event-stream.service.js';
 import { AnyNode } from '../cluster/owner-routed.decorator.js';
+import { loopMessageEvent } from './dto/loop-event.dto.js';
 
 /** Most records one journal page may return. */
 export const MAX_JOURNAL_PAGE = 1000;
+// A sequence the client may leave out: -1 when absent (no client can send it).
+const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
 const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
 
 @ApiTags('journal')
@@ -84,11 +87,58 @@ export class JournalController {
       // The console's streams (admin token) have a bound of their own.
       .recordsAfter(sessionId, after, principal.kind === 'admin')
       .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
-    const stream = withKeepAlive(records, this.config.sseKeepAliveMs);
+    return this.endedOnRevocation(withKeepAlive(records, this.config.sseKeepAliveMs), principal, authorization);
+  }
+
+  // A stream opened with a session's token ends once that token is rotated or the session closed.
+  private endedOnRevocation(
+    stream: Observable<MessageEvent>,
+    principal: Principal,
+    authorization: string | undefined,
+  ): Observable<MessageEvent> {
     if (principal.kind === 'admin') return stream;
-    // Opened with the session's token: it ends once that token is rotated or the session closed.
     const token = bearerToken(authorization) ?? '';
     const stillOpens = async (): Promise<boolean> => (await this.service.authenticate(token)) === principal.sessionId;
     return untilRevoked(stream, stillOpens, this.config.sseKeepAliveMs);
+  }
+
+  /**
+   * A loop's own stream (issue 37). Served by whichever node receives it, from the database, like
+   * the session's stream: an event stream cannot be relayed by the forwarding of owner-routed
+   * requests (which buffers a whole answer), and a consume does not need the owner to have
+   * dispatched what the stream gave (see docs/architecture.md).
+   */
+  @Sse('loops/:lid/events')
+  @AnyNode()
+  @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
+  @ApiProduces('text/event-stream')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
+  @ApiQuery({ name: 'after', required: false, type: Number, description: 'Resume after this sequence (when no Last-Event-ID).' })
+  @ApiOkResponse({
+    description:
+      "The loop's events as server-sent events, `id` the journal sequence: `event: notification` (a pending-view entry, its outcome " +
+      'if journaled before it), `event: outcome` (the same entry with its outcome, journaled after the notification), `event: consumed` ' +
+      "(`{command_id, sequence}`). Without a position it starts at the loop's oldest unconsumed notification. A `: keep-alive` comment at least every 15 s.",
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example: 'id: 7\nevent: notification\ndata: {"command_id":"...","sequence":7,"outcome":null,...}\n\n',
+      },
+    },
+  })
+  @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'loop_not_found', 'stream_limit_reached')
+  async loopEvents(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
+    @RequestHeader('last-event-id', position('last_event_id')) lastEventId: number,
+    @Query('after', position('after')) afterQuery: number,
+    @RequestPrincipal() principal: Principal,
+    @RequestHeader('authorization') authorization: string | undefined,
+  ): Promise<Observable<MessageEvent>> {
+    // Throws session_not_found or loop_not_found while a problem document can still be sent.
+    const start = await this.service.loopEventsStart(sessionId, loopId);
+    const after = lastEventId >= 0 ? lastEventId : afterQuery >= 0 ? afterQuery : start;
+    const events = this.stream.loopEventsAfter(sessionId, loopId, after).pipe(map(loopMessageEvent));
+    return this.endedOnRevocation(withKeepAlive(events, this.config.sseKeepAliveMs), principal, authorization);
   }
 }

@@ -15,6 +15,8 @@ import { PendingNotificationDto } from './dto/pending-notification.dto.js';
 import { PendingNotificationsDto } from './dto/pending-notifications.dto.js';
 import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
+import { ConsumeBatchRequestDto } from './dto/consume-batch-request.dto.js';
+import { ConsumeBatchResultDto, ConsumeBatchResultsDto } from './dto/consume-batch-result.dto.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
 
@@ -82,6 +84,30 @@ export class ProcessNotificationsController {
   ): Promise<PendingNotificationsDto> {
     const pending = await this.service.pendingNotifications(sessionId, loopId);
     return { notifications: pending.map((notification) => PendingNotificationDto.from(notification)) };
+  }
+
+  @Post('loops/:lid/process-notifications/consume')
+  @OwnerRouted()
+  @HttpCode(200)
+  @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
+  @ApiOkResponse({
+    type: ConsumeBatchResultsDto,
+    description: 'One journal transaction for the batch; an answer per command id, in order.',
+    example: {
+      results: [
+        { command_id: EXAMPLE_COMMAND_ID, consumed: true, sequence: 12 },
+        { command_id: '0192f3a4-5b6c-7d8e-9f01-23456789abce', code: 'not_found' },
+      ],
+    },
+  })
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found', 'journal_unavailable')
+  async consumeMany(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
+    @JsonBody(new ClosedSchemaPipe(ConsumeBatchRequestDto)) body: ConsumeBatchRequestDto,
+  ): Promise<ConsumeBatchResultsDto> {
+    const results = await this.service.consumeMany(sessionId, loopId, body.command_ids as string[]);
+    return { results: results.map((result) => ConsumeBatchResultDto.from(result)) };
   }
 
   @Post('loops/:lid/process-notifications/:command_id/consume')

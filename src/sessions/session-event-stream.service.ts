@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ProcessNotificationsService, type JournalRecordView } from 'nestjs-process-notifications';
+import { ProcessNotificationsService, type JournalRecordView, type LoopEventView } from 'nestjs-process-notifications';
 import { Observable, ReplaySubject, takeUntil } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { HttpProblemError } from '../http/http-problem.error.js';
@@ -16,9 +16,10 @@ const CATCH_UP_PAGE = 500;
 export class SessionEventStream implements OnModuleDestroy {
   // Replays, so a stream opened after shutdown began ends at once too.
   private readonly shutdown$ = new ReplaySubject<void>(1);
-  // Open streams of session tokens by session, so one session cannot hold every socket and
-  // subscription; the admin token's (the console's) are counted apart, over all sessions, so an
-  // operator's tabs never take a session's own clients' places.
+  // Open streams of session tokens by session (and by session/loop for loop streams), so one
+  // session cannot hold every socket and subscription; the admin token's session streams (the
+  // console's) are counted apart, over all sessions, so an operator's tabs never take a session's
+  // own clients' places.
   private readonly open = new Map<string, number>();
   private adminOpen = 0;
 
@@ -87,6 +88,60 @@ export class SessionEventStream implements OnModuleDestroy {
         const left = (this.open.get(sessionId) ?? 1) - 1;
         if (left > 0) this.open.set(sessionId, left);
         else this.open.delete(sessionId);
+      };
+    }).pipe(takeUntil(this.shutdown$));
+  }
+
+  /**
+   * A loop's events (issue 37) after `after`, in order: read from the database after the last
+   * record looked at, and again whenever the journal says the loop (on PostgreSQL: its session)
+   * may have new records, so nothing is skipped or repeated; completes at shutdown. Open streams
+   * are counted per loop against the same bound as a session's (`stream_limit_reached`).
+   */
+  loopEventsAfter(sessionId: string, loopId: string, after: number): Observable<LoopEventView> {
+    const key = `${sessionId.toLowerCase()}/${loopId.toLowerCase()}`;
+    if ((this.open.get(key) ?? 0) >= this.config.maxStreamsPerSession) {
+      throw new HttpProblemError(
+        'stream_limit_reached',
+        `The loop already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
+      );
+    }
+    return new Observable<LoopEventView>((subscriber) => {
+      this.open.set(key, (this.open.get(key) ?? 0) + 1);
+      let last = after;
+      let reading = false;
+      let readAgain = false;
+      const read = async (): Promise<void> => {
+        if (reading) {
+          readAgain = true;
+          return;
+        }
+        reading = true;
+        try {
+          do {
+            readAgain = false;
+            for (;;) {
+              const page = await this.service.readLoopEvents(sessionId, loopId, last, CATCH_UP_PAGE);
+              if (subscriber.closed) return;
+              last = Math.max(last, page.last);
+              for (const event of page.events) subscriber.next(event);
+              // A read short of its limit reached the end: no second, empty read per hint.
+              if (!page.more) break;
+            }
+          } while (readAgain && !subscriber.closed);
+        } finally {
+          reading = false;
+        }
+      };
+      const fail = (error: unknown): void => subscriber.error(error);
+      // Subscribed before the first read, so nothing committed in between is missed.
+      const hints = this.service.loopChanges(sessionId, loopId).subscribe({ next: () => void read().catch(fail), error: fail });
+      read().catch(fail);
+      return () => {
+        hints.unsubscribe();
+        const left = (this.open.get(key) ?? 1) - 1;
+        if (left > 0) this.open.set(key, left);
+        else this.open.delete(key);
       };
     }).pipe(takeUntil(this.shutdown$));
   }

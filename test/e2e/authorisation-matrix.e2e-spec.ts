@@ -87,6 +87,14 @@ const ROUTES: readonly Route[] = [
     onClosed: 'write',
   },
   {
+    method: 'post',
+    template: '/v1/sessions/{sid}/loops/{lid}/process-notifications/consume',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/process-notifications/consume`,
+    body: (s) => ({ command_ids: [s.pendingCommandId] }),
+    onClosed: 'write',
+  },
+  {
     method: 'get',
     template: '/v1/sessions/{sid}/journal',
     success: 200,
@@ -113,6 +121,13 @@ const ROUTES: readonly Route[] = [
     success: 200,
     path: (s) => `/v1/sessions/${s.sessionId}/close`,
     onClosed: 'idempotent',
+  },
+  {
+    method: 'get',
+    template: '/v1/sessions/{sid}/loops/{lid}/events',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/loops/${s.loopId}/events`,
+    onClosed: 'read',
   },
 ];
 

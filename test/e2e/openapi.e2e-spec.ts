@@ -40,8 +40,10 @@ const ROUTES = [
   'post /v1/sessions/{sid}/process-lifecycle',
   'get /v1/sessions/{sid}/loops/{lid}/process-notifications',
   'post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume',
+  'post /v1/sessions/{sid}/loops/{lid}/process-notifications/consume',
   'get /v1/sessions/{sid}/journal',
   'get /v1/sessions/{sid}/events',
+  'get /v1/sessions/{sid}/loops/{lid}/events',
   'get /healthz',
 ];
 

@@ -27,6 +27,10 @@ describe("the client's copy of the closed sets", () => {
     expect(copy).toEqual(definition);
   });
 
+  it('bounds a batch consume as the service does', () => {
+    expect(client.MAX_CONSUME_BATCH).toBe(library.MAX_CONSUME_BATCH);
+  });
+
   it('types every problem code the service answers, and no other', () => {
     // Compile-time as well: either direction fails to type-check on drift.
     const toClient = (code: ProblemCode): client.ProblemCode => code;

@@ -151,6 +151,30 @@ export interface Consumption {
   readonly sequence: number;
 }
 
+/**
+ * One event of a loop's stream, `GET /v1/sessions/:sid/loops/:lid/events` (issue 37); `id` is
+ * the journal sequence of the record it comes from.
+ * - `notification`: a notification of the loop, not consumed when the server read it, as the
+ *   pending view shows it, with its outcome if that was journaled before it;
+ * - `outcome`: the same entry again with its outcome, journaled after the notification
+ *   (`notification.sequence` stays the notification's);
+ * - `consumed`: a notification of the loop was consumed (`sequence` is the consumed record's).
+ */
+export type LoopEvent =
+  | { readonly id: number; readonly type: 'notification'; readonly notification: PendingNotification }
+  | { readonly id: number; readonly type: 'outcome'; readonly notification: PendingNotification }
+  | { readonly id: number; readonly type: 'consumed'; readonly consumed: { readonly command_id: string; readonly sequence: number } };
+
+/** One command id's answer of a batch consume (`POST .../process-notifications/consume`). */
+export type ConsumeResult =
+  | { readonly command_id: string; readonly consumed: boolean; readonly sequence: number }
+  | { readonly command_id: string; readonly code: 'not_found' };
+
+/** Answer of the batch consume: one result per command id, in the order sent. */
+export interface ConsumeResults {
+  readonly results: readonly ConsumeResult[];
+}
+
 /** What every journal record carries, whatever its kind. */
 interface JournalRecordBase<K extends string, P> {
   readonly sequence: number;

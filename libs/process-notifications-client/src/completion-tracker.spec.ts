@@ -1,143 +1,79 @@
-import type { JournalRecord, PendingNotification } from './api.types.js';
-import { CompletionTracker, outcomeFromRecord } from './completion-tracker.js';
+import { randomUUID } from 'node:crypto';
+import type { LoopEvent, PendingNotification, ProcessOutcome } from './api.types.js';
+import { CompletionTracker } from './completion-tracker.js';
 
-const SESSION = '11111111-1111-4111-8111-111111111111';
-const LOOP = '22222222-2222-4222-8222-222222222222';
-const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const SESSION = randomUUID();
+const LOOP = randomUUID();
 
-function pending(n: number, outcome: PendingNotification['outcome'] = null): PendingNotification {
+const outcome = (exitCode: number): ProcessOutcome => ({
+  event_id: randomUUID(),
+  kind: 'completed',
+  has_exit_code: true,
+  exit_code: exitCode,
+  diagnostic: null,
+  process_started_at: null,
+  process_finished_at: null,
+});
+
+function pending(sequence: number, commandId = randomUUID(), result: ProcessOutcome | null = null): PendingNotification {
   return {
-    command_id: id(n),
+    command_id: commandId,
     session_id: SESSION,
     loop_id: LOOP,
-    process_handle: `p-${n}`,
+    process_handle: `job-${sequence}`,
     state: 'exited',
     reason: 'exited',
-    sequence: n,
-    outcome,
-  };
-}
-
-function completed(sequence: number, commandId: string | undefined, exitCode: number, eventId = id(1000 + sequence)): JournalRecord {
-  return {
     sequence,
-    kind: 'completed',
-    loop_id: LOOP,
-    idempotency_id: eventId,
-    cause_command_id: null,
-    created_at: '2026-01-01T00:00:00Z',
-    payload: {
-      event_id: eventId,
-      kind: 'completed',
-      session_id: SESSION,
-      loop_id: LOOP,
-      process_handle: 'p',
-      origin_execution_id: id(9999),
-      state: 'exited',
-      process_created_at: '2026-01-01T00:00:00Z',
-      process_started_at: '2026-01-01T00:00:01Z',
-      process_finished_at: '2026-01-01T00:00:02Z',
-      has_exit_code: true,
-      exit_code: exitCode,
-      reason: 'exited',
-      ...(commandId === undefined ? {} : { command_id: commandId }),
-    },
+    outcome: result,
   };
 }
 
-function notificationRecord(n: number, loopId = LOOP): JournalRecord {
-  const { sequence: _sequence, outcome: _outcome, ...payload } = pending(n);
-  return {
-    sequence: n,
-    kind: 'process_notification',
-    loop_id: loopId,
-    idempotency_id: id(n),
-    cause_command_id: null,
-    created_at: '2026-01-01T00:00:00Z',
-    payload: { ...payload, loop_id: loopId },
-  };
-}
+const notification = (n: PendingNotification): LoopEvent => ({ id: n.sequence, type: 'notification', notification: n });
+const outcomeOf = (n: PendingNotification, id: number, result: ProcessOutcome): LoopEvent => ({
+  id,
+  type: 'outcome',
+  notification: { ...n, outcome: result },
+});
+const consumed = (n: PendingNotification, id: number): LoopEvent => ({
+  id,
+  type: 'consumed',
+  consumed: { command_id: n.command_id, sequence: id },
+});
 
 describe('CompletionTracker', () => {
-  it('yields an outcome update once, for a notification yielded without one, from the first record only', () => {
-    const tracker = new CompletionTracker(LOOP);
-    expect(tracker.yieldNew(pending(1))).toEqual({ notification: pending(1), update: 'new' });
-    const update = tracker.outcomeUpdate(completed(2, id(1), 3));
-    expect(update).toMatchObject({ update: 'outcome', notification: { command_id: id(1), sequence: 1, outcome: { exit_code: 3 } } });
-    expect(tracker.outcomeUpdate(completed(3, id(1), 0))).toBeUndefined();
+  it('yields each notification once as new, and its later outcome once', () => {
+    const tracker = new CompletionTracker();
+    const a = pending(1);
+    const result = outcome(3);
+    expect(tracker.take(notification(a))).toEqual({ notification: a, update: 'new' });
+    expect(tracker.take(notification(a))).toBeUndefined();
+    expect(tracker.take(outcomeOf(a, 2, result))).toEqual({ notification: { ...a, outcome: result }, update: 'outcome' });
+    expect(tracker.take(outcomeOf(a, 2, result))).toBeUndefined();
   });
 
-  it('gives no update for a notification yielded with its outcome', () => {
-    const tracker = new CompletionTracker(LOOP);
-    tracker.yieldNew(pending(1, outcomeFromRecord(completed(1, id(1), 0))!.outcome));
-    expect(tracker.outcomeUpdate(completed(2, id(1), 3))).toBeUndefined();
+  it('does not yield an outcome again for a notification that came with it', () => {
+    const tracker = new CompletionTracker();
+    const a = pending(2, randomUUID(), outcome(0));
+    expect(tracker.take(notification(a))).toMatchObject({ update: 'new' });
+    expect(tracker.take(outcomeOf(a, 3, a.outcome!))).toBeUndefined();
   });
 
-  it('keeps the first outcome met before its notification, and ignores records that name none', () => {
-    const tracker = new CompletionTracker(LOOP);
-    expect(tracker.outcomeUpdate(completed(1, undefined, 7))).toBeUndefined();
-    tracker.outcomeUpdate(completed(2, id(5), 4));
-    tracker.outcomeUpdate(completed(3, id(5), 0));
-    expect(tracker.earlyOutcome(id(5))).toMatchObject({ exit_code: 4, event_id: id(1002) });
-    expect(tracker.earlyOutcome(id(6))).toBeUndefined();
+  it('lets go of a consumed notification, and ignores outcomes of notifications it never gave', () => {
+    const tracker = new CompletionTracker();
+    const a = pending(1);
+    tracker.take(notification(a));
+    expect(tracker.size).toBe(1);
+    expect(tracker.take(consumed(a, 5))).toBeUndefined();
+    expect(tracker.size).toBe(0);
+    expect(tracker.take(outcomeOf(pending(4), 6, outcome(1)))).toBeUndefined();
+    expect(tracker.size).toBe(0);
   });
 
-  it('resuming: yields only the outcome the view shows, for a notification the caller already had', () => {
-    const tracker = new CompletionTracker(LOOP);
-    const shown = outcomeFromRecord(completed(7, id(1), 2, id(77)))!.outcome;
-    tracker.alreadyDelivered(pending(1, shown));
-    expect(tracker.outcomeUpdate(completed(6, id(1), 9, id(66)))).toBeUndefined();
-    expect(tracker.outcomeUpdate(completed(7, id(1), 2, id(77)))).toMatchObject({
-      update: 'outcome',
-      notification: { outcome: { exit_code: 2 } },
-    });
-  });
-
-  it('turns notification records of its own loop, not yielded yet, into pending notifications', () => {
-    const tracker = new CompletionTracker(LOOP);
-    const { outcome: _none, ...fields } = pending(3);
-    expect(tracker.notificationOf(notificationRecord(3))).toEqual(fields);
-    expect(tracker.notificationOf(notificationRecord(4, '33333333-3333-4333-8333-333333333333'))).toBeUndefined();
-    tracker.yieldNew(pending(3));
-    expect(tracker.notificationOf(notificationRecord(3))).toBeUndefined();
-    expect(tracker.notificationOf({ ...notificationRecord(5), payload: null })).toBeUndefined();
-  });
-
-  it('reads an outcome from completed and lost records with every absent field null', () => {
-    const lost: JournalRecord = {
-      sequence: 9,
-      kind: 'lost',
-      loop_id: LOOP,
-      idempotency_id: id(90),
-      cause_command_id: null,
-      created_at: '2026-01-01T00:00:00Z',
-      payload: {
-        event_id: id(90),
-        kind: 'lost',
-        session_id: SESSION,
-        loop_id: LOOP,
-        process_handle: 'p',
-        origin_execution_id: id(91),
-        state: 'lost_on_restore',
-        process_created_at: '2026-01-01T00:00:00Z',
-        process_finished_at: '2026-01-01T00:00:05Z',
-        reason: 'lost_on_restore',
-        command_id: id(1),
-      },
-    };
-    expect(outcomeFromRecord(lost)).toEqual({
-      commandId: id(1),
-      outcome: {
-        event_id: id(90),
-        kind: 'lost',
-        has_exit_code: false,
-        exit_code: null,
-        diagnostic: null,
-        process_started_at: null,
-        process_finished_at: '2026-01-01T00:00:05Z',
-      },
-    });
-    expect(outcomeFromRecord({ ...lost, payload: null })).toBeUndefined();
-    expect(outcomeFromRecord(notificationRecord(1))).toBeUndefined();
+  it('resuming: yields the outcome of a notification at or before the resume position', () => {
+    const tracker = new CompletionTracker(10);
+    const old = pending(10);
+    const result = outcome(2);
+    expect(tracker.take(outcomeOf(old, 12, result))).toEqual({ notification: { ...old, outcome: result }, update: 'outcome' });
+    expect(tracker.take(outcomeOf(pending(11), 13, result))).toBeUndefined();
   });
 });

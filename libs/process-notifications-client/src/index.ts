@@ -16,9 +16,12 @@ export {
   type CompletionsOptions,
   type CompletionTarget,
   type EventsOptions,
+  type LoopEventsOptions,
   type ProcessNotificationsClientOptions,
   type RetryNotice,
   type SessionEvent,
   type WaitForCompletionOptions,
 } from './process-notifications.client.js';
+export { MAX_CONSUME_BATCH } from './consume-batcher.js';
+export { fetchTransport, setDefaultTransport, type HttpAnswer, type HttpRequest, type HttpTransport } from './http-transport.js';
 export { SseDecoder, type ServerSentEvent } from './sse-decoder.js';

@@ -1,5 +1,6 @@
 import type {
   CompletionDelivery,
+  ConsumeResults,
   Consumption,
   ClosedSession,
   CreateSessionRequest,
@@ -10,6 +11,7 @@ import type {
   LifecyclePublication,
   LifecycleRecord,
   Loop,
+  LoopEvent,
   OpenLoopRequest,
   PendingNotification,
   PendingNotifications,
@@ -19,6 +21,7 @@ import type {
   SessionToken,
 } from './api.types.js';
 import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
+import { ConsumeBatcher, MAX_CONSUME_BATCH } from './consume-batcher.js';
 import type {
   AdminLoopsPage,
   AdminLoopsQuery,
@@ -32,7 +35,8 @@ import type {
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
-import { SseDecoder } from './sse-decoder.js';
+import { SseDecoder, type ServerSentEvent } from './sse-decoder.js';
+import { fetchTransport, getDefaultTransport, type HttpAnswer, type HttpRequest, type HttpTransport } from './http-transport.js';
 import { TimeoutError } from './timeout.error.js';
 
 /** What {@link ProcessNotificationsClientOptions.onRetry} is told before each wait. */
@@ -63,8 +67,14 @@ export interface ProcessNotificationsClientOptions {
   readonly onRetry?: (notice: RetryNotice) => void;
   /** A request without an answer after this long counts as a network error. @default 30000 */
   readonly requestTimeoutMs?: number;
-  /** Injected `fetch`. @default globalThis.fetch */
+  /** Injected `fetch`: the event streams use it, and the other calls too unless `transport` is given. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
+  /**
+   * How the JSON calls are sent. Default: in Node, a keep-alive `node:http` connection pool
+   * (`nodeHttpTransport`, from the package's Node entry point); elsewhere, or when `fetch` is
+   * given, `fetch`.
+   */
+  readonly transport?: HttpTransport;
   /**
    * Called before every request (each attempt of a retried call too) with the headers it is about
    * to send, to add the caller's trace context (`traceparent`, `tracestate`): the service then
@@ -116,6 +126,22 @@ export interface WaitForCompletionOptions {
   readonly timeoutMs?: number;
   /** Aborts the wait: it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * Wait for the outcome record too (a supervisor such as `pn-supervise` sends one). False:
+   * resolve as soon as the notification is known, with its `outcome` if that came first; for a
+   * supervisor that sends no lifecycle records. @default true
+   */
+  readonly waitForOutcome?: boolean;
+}
+
+/** Options of {@link ProcessNotificationsClient.loopEvents}. */
+export interface LoopEventsOptions {
+  /** Start after this sequence; unset: at the loop's oldest unconsumed notification. */
+  readonly after?: number;
+  /** Ends the iteration. */
+  readonly signal?: AbortSignal;
+  /** Reconnect (resuming after the last event) when the stream ends or fails. @default true */
+  readonly reconnect?: boolean;
 }
 
 /** Options of {@link ProcessNotificationsClient.events}. */
@@ -134,9 +160,6 @@ export interface SessionEvent {
   readonly id: string;
   readonly record: JournalRecord;
 }
-
-// Journal records read per page while completions() catches up (the route's most).
-const CATCH_UP_PAGE = 1000;
 
 interface RequestSpec {
   readonly operation: string;
@@ -182,14 +205,23 @@ export class ProcessNotificationsClient {
   readonly retryPolicy: RetryPolicy;
   private readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
+  private readonly transport: HttpTransport;
   private readonly requestTimeoutMs: number;
+  // Built once: every JSON call sends one of these two (a copy only when tracing adds to it).
+  private readonly jsonHeaders: Record<string, string>;
+  private readonly jsonBodyHeaders: Record<string, string>;
+  // One per loop (and retry setting) with consumes waiting or on their way.
+  private readonly consumeBatchers = new Map<string, ConsumeBatcher>();
 
   constructor(private readonly options: ProcessNotificationsClientOptions) {
     this.baseUrl = String(options.baseUrl).replace(/\/+$/, '');
     this.retryPolicy = options.retry instanceof RetryPolicy ? options.retry : new RetryPolicy(options.retry);
     // Called through a wrapper: a browser's fetch throws when called as a method of another object.
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.transport = options.transport ?? (options.fetch ? fetchTransport(options.fetch) : getDefaultTransport());
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.jsonHeaders = this.headers('application/json');
+    this.jsonBodyHeaders = { ...this.jsonHeaders, 'Content-Type': 'application/json' };
   }
 
   /** The same client with another bearer token. */
@@ -277,9 +309,46 @@ export class ProcessNotificationsClient {
     return this.get('pendingNotifications', `${this.loopPath(sessionId, loopId)}/process-notifications`, options);
   }
 
-  /** `POST .../process-notifications/:command_id/consume`: frees the notification's place. */
+  /**
+   * Consumes a notification: frees its place in the loop's pending set. Consumes of one loop
+   * issued close together (in the same turn of the event loop, or while the previous batch is on
+   * its way) travel as one {@link consumeMany} request, each answered as if alone: `{consumed,
+   * sequence}`, or a {@link ProblemError} `not_found`. A call with its own `signal` or `onRetry`
+   * goes alone, as `POST .../process-notifications/:command_id/consume`.
+   */
   consume(sessionId: string, loopId: string, commandId: string, options: CallOptions = {}): Promise<Consumption> {
-    return this.post('consume', `${this.loopPath(sessionId, loopId)}/process-notifications/${segment(commandId)}/consume`, {}, options);
+    if (options.signal !== undefined || options.onRetry !== undefined) {
+      return this.post('consume', `${this.loopPath(sessionId, loopId)}/process-notifications/${segment(commandId)}/consume`, {}, options);
+    }
+    // Calls that retry alike share a batch.
+    const key = `${sessionId}/${loopId}/${String(options.retry)}/${String(options.deadlineMs)}`;
+    let batcher = this.consumeBatchers.get(key);
+    if (!batcher) {
+      batcher = new ConsumeBatcher(
+        async (commandIds) => (await this.consumeMany(sessionId, loopId, commandIds, options)).results,
+        () => this.consumeBatchers.delete(key),
+      );
+      this.consumeBatchers.set(key, batcher);
+    }
+    return batcher.consume(commandId);
+  }
+
+  /**
+   * `POST .../process-notifications/consume`: consumes up to 256 notifications of a loop in one
+   * request and one journal transaction, with a result per command id in the order given:
+   * `{command_id, consumed, sequence}`, or `{command_id, code: 'not_found'}`. Retried whole, like
+   * a single consume: what committed answers `consumed: false` on the retry.
+   */
+  consumeMany(sessionId: string, loopId: string, commandIds: readonly string[], options: CallOptions = {}): Promise<ConsumeResults> {
+    if (commandIds.length < 1 || commandIds.length > MAX_CONSUME_BATCH) {
+      throw new RangeError(`consumeMany takes 1 to ${MAX_CONSUME_BATCH} command ids, got ${commandIds.length}`);
+    }
+    return this.post(
+      'consumeMany',
+      `${this.loopPath(sessionId, loopId)}/process-notifications/consume`,
+      { command_ids: commandIds },
+      options,
+    );
   }
 
   /**
@@ -331,55 +400,44 @@ export class ProcessNotificationsClient {
    * missed or repeated; breaking out of the loop closes the connection.
    */
   async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent, void, undefined> {
-    let lastEventId = options.lastEventId === undefined ? undefined : String(options.lastEventId);
-    const reconnect = options.reconnect ?? true;
-    let failures = 0;
-    for (;;) {
-      const controller = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-      try {
-        const response = await this.fetchOnce(`/v1/sessions/${segment(sessionId)}/events`, {
-          method: 'GET',
-          headers: { ...this.headers('text/event-stream'), ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
-          signal,
-        });
-        if (!response.ok) throw await this.problemOf(response);
-        const decoder = new SseDecoder();
-        const text = new TextDecoder();
-        for await (const chunk of chunksOf(response.body)) {
-          for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
-            if (event.id !== undefined) lastEventId = event.id;
-            failures = 0;
-            yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };
-          }
-        }
-      } catch (error) {
-        if (options.signal?.aborted) return;
-        const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
-        failures++;
-        if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
-        try {
-          await this.waitBeforeRetry('events', failures, failure, options.signal);
-        } catch (aborted) {
-          // Aborting ends the iteration quietly, also while it waits to reconnect.
-          if (options.signal?.aborted) return;
-          throw aborted;
-        }
-        continue;
-      } finally {
-        controller.abort();
+    const lastEventId = options.lastEventId === undefined ? undefined : String(options.lastEventId);
+    for await (const event of this.stream('events', `/v1/sessions/${segment(sessionId)}/events`, lastEventId, options)) {
+      yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };
+    }
+  }
+
+  /**
+   * `GET /v1/sessions/:sid/loops/:lid/events`: the loop's own stream (issue 37), as an async
+   * iterator of {@link LoopEvent}s: its notifications (with their outcome when it was journaled
+   * first), the outcomes journaled after them, and consumptions, nothing of other loops. Without
+   * `after` it starts at the loop's oldest unconsumed notification. It reconnects with
+   * `Last-Event-ID` when the stream ends or fails, so nothing is missed or repeated.
+   */
+  async *loopEvents(sessionId: string, loopId: string, options: LoopEventsOptions = {}): AsyncGenerator<LoopEvent, void, undefined> {
+    const { after } = options;
+    if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) {
+      throw new RangeError(`after must be a non-negative integer, got ${String(after)}`);
+    }
+    const path = `${this.loopPath(sessionId, loopId)}/events`;
+    for await (const event of this.stream('loopEvents', path, after === undefined ? undefined : String(after), options)) {
+      const id = Number(event.id);
+      const data = JSON.parse(event.data) as unknown;
+      if (event.event === 'consumed') yield { id, type: 'consumed', consumed: data as { command_id: string; sequence: number } };
+      else if (event.event === 'notification' || event.event === 'outcome') {
+        yield { id, type: event.event, notification: data as PendingNotification };
       }
-      if (!reconnect || options.signal?.aborted) return;
+      // Any other event name is a later version's: skipped.
     }
   }
 
   /**
    * A loop's completions (spec section 14), as an async iterator of `{ notification, update }`:
-   * first the notifications pending now, in acceptance order, then each one journaled for the
-   * loop later (one refused as `inbox_full` included: it is the loop's work), each once as
-   * `update: 'new'`, across reconnects, until `signal` aborts (the iteration then ends quietly).
-   * A notification whose outcome record is journaled after it is yielded once more, with its
-   * `outcome`, as `update: 'outcome'`. Built on {@link events}; its reads retry as deliveries do.
+   * first the notifications pending now (the loop's unconsumed ones), in acceptance order, then
+   * each one journaled for the loop later (one refused as `inbox_full` included: it is the
+   * loop's work), each once as `update: 'new'`, across reconnects, until `signal` aborts (the
+   * iteration then ends quietly). A notification whose outcome record is journaled after it is
+   * yielded once more, with its `outcome`, as `update: 'outcome'`. One request for the whole
+   * iteration (the loop's stream, {@link loopEvents}), constant work per item.
    */
   async *completions(
     sessionId: string,
@@ -390,48 +448,11 @@ export class ProcessNotificationsClient {
     if (afterSequence !== undefined && !(Number.isSafeInteger(afterSequence) && afterSequence >= 0)) {
       throw new RangeError(`afterSequence must be a non-negative integer, got ${String(afterSequence)}`);
     }
-    const tracker = new CompletionTracker(loopId.toLowerCase());
-    const read: CallOptions = { signal, retry: true };
-    const pendingNow = async (): Promise<Map<string, PendingNotification>> =>
-      new Map((await this.pendingNotifications(sessionId, loopId, read)).notifications.map((n) => [n.command_id, n]));
+    const tracker = new CompletionTracker(afterSequence);
     try {
-      const pending = [...(await pendingNow()).values()];
-      for (const notification of pending) {
-        if (afterSequence !== undefined && notification.sequence <= afterSequence) tracker.alreadyDelivered(notification);
-        else yield tracker.yieldNew(notification);
-      }
-      // Catch up from the newest notification the view showed: what was journaled since is read
-      // whole, so a notification consumed in the meantime is not yielded as new.
-      let position = afterSequence ?? Math.max(0, ...pending.map((notification) => notification.sequence));
-      const window: JournalRecord[] = [];
-      for (;;) {
-        const page = await this.journal(sessionId, { after: position, limit: CATCH_UP_PAGE }, read);
-        window.push(...page.records);
-        position = page.next_after;
-        if (page.records.length < CATCH_UP_PAGE) break;
-      }
-      const consumed = new Set(
-        window.flatMap((r) => (r.kind === 'process_notification_consumed' && r.cause_command_id ? [r.cause_command_id] : [])),
-      );
-      let view: Map<string, PendingNotification> | undefined;
-      for (const record of window) {
-        const update = tracker.outcomeUpdate(record);
+      for await (const event of this.loopEvents(sessionId, loopId, { after: afterSequence, signal })) {
+        const update = tracker.take(event);
         if (update) yield update;
-        const found = tracker.notificationOf(record);
-        if (!found || consumed.has(found.command_id)) continue;
-        // The view knows an outcome journaled before the window; read it once for the window.
-        view ??= await pendingNow();
-        yield tracker.yieldNew(view.get(found.command_id) ?? { ...found, outcome: tracker.earlyOutcome(found.command_id) ?? null });
-      }
-      for await (const { record } of this.events(sessionId, { lastEventId: position, signal })) {
-        const update = tracker.outcomeUpdate(record);
-        if (update) yield update;
-        const found = tracker.notificationOf(record);
-        if (!found) continue;
-        const early = tracker.earlyOutcome(found.command_id);
-        // An outcome journaled before this stream began is in the pending view, if anywhere.
-        const entry = early ? undefined : (await pendingNow()).get(found.command_id);
-        yield tracker.yieldNew(entry ?? { ...found, outcome: early ?? null });
       }
     } catch (error) {
       if (signal?.aborted) return;
@@ -442,9 +463,10 @@ export class ProcessNotificationsClient {
   /**
    * Waits for one notification of the loop, by `commandId` or by `processHandle` (spec section
    * 14), with one deadline for both it and its outcome: resolves with `{ notification }` as soon
-   * as the notification and its outcome are known, or at `timeoutMs` with `outcome: null` if only
-   * the notification came; rejects with a {@link TimeoutError} when no notification came in time,
-   * and with the signal's reason when `signal` aborts.
+   * as the notification and its outcome are known (or, with `waitForOutcome: false`, as soon as
+   * the notification is), or at `timeoutMs` with `outcome: null` if only the notification came;
+   * rejects with a {@link TimeoutError} when no notification came in time, and with the signal's
+   * reason when `signal` aborts.
    */
   async waitForCompletion(
     sessionId: string,
@@ -452,7 +474,7 @@ export class ProcessNotificationsClient {
     target: CompletionTarget,
     options: WaitForCompletionOptions = {},
   ): Promise<{ notification: PendingNotification }> {
-    const { timeoutMs, signal } = options;
+    const { timeoutMs, signal, waitForOutcome = true } = options;
     if (timeoutMs !== undefined && !(timeoutMs >= 0))
       throw new RangeError(`timeoutMs must be a non-negative number, got ${String(timeoutMs)}`);
     const matches =
@@ -476,7 +498,7 @@ export class ProcessNotificationsClient {
       for await (const { notification } of this.completions(sessionId, loopId, { signal: stop.signal })) {
         if (!matches(notification)) continue;
         found = notification;
-        if (notification.outcome !== null) return { notification };
+        if (notification.outcome !== null || !waitForOutcome) return { notification };
       }
     } finally {
       clearTimeout(timer);
@@ -487,6 +509,58 @@ export class ProcessNotificationsClient {
     if (found) return { notification: found };
     const what = 'commandId' in target ? `command_id ${target.commandId}` : `process_handle ${target.processHandle}`;
     throw new TimeoutError(`no notification for ${what} in loop ${loopId} within ${timeoutMs} ms`, timeoutMs!);
+  }
+
+  /**
+   * A server-sent event stream at `path`, reconnecting after the last event id when it ends or
+   * fails (the first connection after `lastEventId`, if given), until `signal` aborts.
+   */
+  private async *stream(
+    operation: string,
+    path: string,
+    firstEventId: string | undefined,
+    options: EventsOptions,
+  ): AsyncGenerator<ServerSentEvent, void, undefined> {
+    let lastEventId = firstEventId;
+    const reconnect = options.reconnect ?? true;
+    let failures = 0;
+    for (;;) {
+      const controller = new AbortController();
+      const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+      try {
+        const response = await this.fetchOnce(path, {
+          method: 'GET',
+          headers: { ...this.headers('text/event-stream'), ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
+          signal,
+        });
+        if (!response.ok) throw await this.problemOf(response);
+        const decoder = new SseDecoder();
+        const text = new TextDecoder();
+        for await (const chunk of chunksOf(response.body)) {
+          for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
+            if (event.id !== undefined) lastEventId = event.id;
+            failures = 0;
+            yield event;
+          }
+        }
+      } catch (error) {
+        if (options.signal?.aborted) return;
+        const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
+        failures++;
+        if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
+        try {
+          await this.waitBeforeRetry(operation, failures, failure, options.signal);
+        } catch (aborted) {
+          // Aborting ends the iteration quietly, also while it waits to reconnect.
+          if (options.signal?.aborted) return;
+          throw aborted;
+        }
+        continue;
+      } finally {
+        controller.abort();
+      }
+      if (!reconnect || options.signal?.aborted) return;
+    }
   }
 
   private loopPath(sessionId: string, loopId: string): string {
@@ -509,20 +583,26 @@ export class ProcessNotificationsClient {
   /** One request, retried as the policy says; the body is serialized once, so every attempt is identical. */
   private async send<T>(spec: RequestSpec): Promise<T> {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers = { ...this.headers('application/json'), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
+    const headers = body === undefined ? this.jsonHeaders : this.jsonBodyHeaders;
+    const url = `${this.baseUrl}${spec.path}`;
     const { signal: callerSignal, onRetry, deadlineMs } = spec.options;
     const retry = spec.options.retry ?? spec.retryByDefault;
     const deadline = deadlineMs === undefined ? Infinity : this.retryPolicy.now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       try {
         // No attempt outlives the deadline either.
-        const timeoutMs = Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
-        const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])]);
-        const response = await this.fetchOnce(spec.path, { method: spec.method, headers, body, signal }, callerSignal);
-        if (!response.ok) throw await this.problemOf(response);
-        const text = await response.text().catch((error: unknown) => {
+        const timeoutMs =
+          deadline === Infinity ? this.requestTimeoutMs : Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
+        const answer = await this.transportOnce(
+          { method: spec.method, url, headers: this.traced(headers), body, signal: callerSignal, timeoutMs },
+          callerSignal,
+        );
+        const text = await answer.text().catch((error: unknown) => {
           throw NetworkError.from(error, this.baseUrl);
         });
+        if (answer.status < 200 || answer.status > 299) {
+          throw ProblemError.fromResponse(answer.status, text, this.retryPolicy.parseRetryAfter(answer.header('retry-after')));
+        }
         return JSON.parse(text) as T;
       } catch (error) {
         if (!retry || !this.retryPolicy.shouldRetry(error, attempt)) throw error;
@@ -532,6 +612,29 @@ export class ProcessNotificationsClient {
         await this.waitBeforeRetry(spec.operation, attempt, failure, callerSignal, onRetry, delayMs);
       }
     }
+  }
+
+  /** The transport, with a failure to get an answer turned into a {@link NetworkError} (an abort by the caller is rethrown as is). */
+  private async transportOnce(request: HttpRequest, callerSignal?: AbortSignal): Promise<HttpAnswer> {
+    try {
+      return await this.transport(request);
+    } catch (error) {
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      throw NetworkError.from(error, this.baseUrl);
+    }
+  }
+
+  // The headers with the caller's trace context added, when it asked for that (a copy: the
+  // shared headers stay as they are); the shared object itself otherwise.
+  private traced(headers: Record<string, string>): Record<string, string> {
+    if (!this.options.propagateTraceContext) return headers;
+    const copy = { ...headers };
+    try {
+      this.options.propagateTraceContext(copy);
+    } catch {
+      // Tracing never fails a call: the request goes out without the trace context.
+    }
+    return copy;
   }
 
   /** `fetch`, with a failure to get an answer turned into a {@link NetworkError} (an abort by the caller is rethrown as is). */

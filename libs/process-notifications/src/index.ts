@@ -15,6 +15,8 @@ export { ProcessNotificationsService } from './process-notifications.service.js'
 export type {
   ClosedSessionView,
   JournalRecordView,
+  LoopEventsPage,
+  LoopEventView,
   LoopView,
   PendingNotificationView,
   SessionTokenView,
@@ -36,7 +38,14 @@ export { NotifyProcessCompletionCommand } from './commands/notify-process-comple
 export { ProcessCompletionNotificationDto } from './commands/notify-process-completion/process-completion-notification.dto.js';
 export type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
 export { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
-export type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
+export type {
+  NotificationConsumption,
+  NotificationConsumptionResult,
+} from './commands/consume-process-notification/notification-consumption.interface.js';
+export {
+  ConsumeProcessNotificationsCommand,
+  MAX_CONSUME_BATCH,
+} from './commands/consume-process-notification/consume-process-notifications.command.js';
 export { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 export type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 export { ProcessLifecycleRecordDto } from './commands/publish-process-lifecycle/process-lifecycle-record.dto.js';

@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ConsumeProcessNotificationHandler } from './commands/consume-process-notification/consume-process-notification.handler.js';
+import { ConsumeProcessNotificationsHandler } from './commands/consume-process-notification/consume-process-notifications.handler.js';
 import { DispatchProcessNotificationHandler } from './commands/dispatch-process-notification/dispatch-process-notification.handler.js';
 import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
@@ -54,6 +55,7 @@ import { AdminQueries } from './admin/admin-queries.service.js';
     NotifyProcessCompletionHandler,
     DispatchProcessNotificationHandler,
     ConsumeProcessNotificationHandler,
+    ConsumeProcessNotificationsHandler,
     PublishProcessLifecycleHandler,
     ProcessNotificationsService,
     AdminQueries,

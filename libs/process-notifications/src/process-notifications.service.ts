@@ -3,7 +3,11 @@ import { CommandBus, EventBus, ofType } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
 import { filter, map, type Observable } from 'rxjs';
 import { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
-import type { NotificationConsumption } from './commands/consume-process-notification/notification-consumption.interface.js';
+import type {
+  NotificationConsumption,
+  NotificationConsumptionResult,
+} from './commands/consume-process-notification/notification-consumption.interface.js';
+import { ConsumeProcessNotificationsCommand } from './commands/consume-process-notification/consume-process-notifications.command.js';
 import type { NotificationDelivery } from './commands/notify-process-completion/notification-delivery.interface.js';
 import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
@@ -20,9 +24,11 @@ import { SessionOwnership, type SessionOwner } from './cluster/session-ownership
 import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
 import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
 import {
+  loopEventView,
   loopView,
   recordView,
   type ClosedSessionView,
+  type LoopEventsPage,
   type JournalRecordView,
   type SessionTokenView,
   type LoopView,
@@ -30,6 +36,7 @@ import {
   type SessionView,
 } from './process-notifications.views.js';
 import { idOf } from './validation/canonical-uuid.decorator.js';
+import { LoopNotFoundError } from './errors/loop-not-found.error.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
@@ -230,11 +237,52 @@ export class ProcessNotificationsService {
     return this.commandBus.execute(new ConsumeProcessNotificationCommand(sessionId, loopId, commandId));
   }
 
+  /**
+   * Consumes several notifications of a loop in one journal transaction (issue 37): 1 to
+   * `MAX_CONSUME_BATCH` command ids (else `ValidationError`, field `command_ids`), each answered
+   * in order as {@link consume} would answer it, with `notFound` where that throws
+   * `NotificationNotFoundError`; a repeated id answers `consumed: false`.
+   */
+  consumeMany(sessionId: string, loopId: string, commandIds: readonly string[]): Promise<NotificationConsumptionResult[]> {
+    return this.commandBus.execute(new ConsumeProcessNotificationsCommand(sessionId, loopId, commandIds));
+  }
+
   /** Journal records of a session after `after`, at most `limit`, in sequence order. */
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
     // Any node reads any session's journal: no ownership needed.
     const session = await this.sessions.find(sessionId);
     return this.journal.pageOf(session.sessionId, after, limit, recordView);
+  }
+
+  /**
+   * Where a loop's event stream starts when the client names no position (issue 37): just
+   * before the loop's oldest unconsumed notification, or, when it has none, at the session's
+   * last sequence. Read from the database, so any node answers; throws `SessionNotFoundError` or
+   * `LoopNotFoundError` (also use it to check the loop before streaming from a given position).
+   */
+  async loopEventsStart(sessionId: string, loopId: string): Promise<number> {
+    const session = await this.sessions.find(sessionId);
+    const loop = idOf(loopId, 'loop_id');
+    const start = await this.journal.loopStreamStart(session.sessionId, loop);
+    if (!start) throw new LoopNotFoundError(session.sessionId, loop);
+    return start.oldestUnconsumed === null ? start.lastSequence : start.oldestUnconsumed - 1;
+  }
+
+  /**
+   * One read of a loop's event stream after `after` (issue 37): the loop's own records only, in
+   * sequence order, as events: each notification of the loop not consumed when read (with its
+   * outcome if that was journaled before it), each outcome of one of its notifications journaled
+   * after that notification, each consumed record. `last` is where to read on (past skipped
+   * records too), `more` whether to read on at once. From the database: any node, any owner. Call after {@link loopEventsStart}.
+   */
+  async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
+    const page = await this.journal.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
+    return { events: page.rows.map(loopEventView), last: page.last, more: page.more };
+  }
+
+  /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */
+  loopChanges(sessionId: string, loopId: string): Observable<void> {
+    return this.feed.loopChanges(sessionId.toLowerCase(), loopId.toLowerCase());
   }
 
   /** Notifications as loops accept them (also published as `ProcessNotificationAcceptedEvent`). */

@@ -1,4 +1,6 @@
 import type { JournalRecordEntity } from './persistence/journal-record.entity.js';
+import type { LoopStreamOutcome, LoopStreamRow } from './persistence/loop-stream-rows.js';
+import type { ProcessCompletionNotification } from './commands/notify-process-completion/process-completion-notification.interface.js';
 import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
 import type { ProcessLoop } from './loops/process-loop.js';
 import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
@@ -59,6 +61,24 @@ export interface JournalRecordView {
   readonly payload: Record<string, unknown> | null;
 }
 
+/**
+ * One event of a loop's stream (issue 37), at its journal `sequence`: a notification of the loop
+ * not consumed when it was read (with its outcome if that was journaled before it); the outcome of
+ * a notification of the loop journaled after it; a notification of the loop consumed.
+ */
+export type LoopEventView =
+  | { readonly kind: 'notification'; readonly sequence: number; readonly notification: PendingNotificationView }
+  | { readonly kind: 'outcome'; readonly sequence: number; readonly notification: PendingNotificationView }
+  | { readonly kind: 'consumed'; readonly sequence: number; readonly commandId: string };
+
+/** One read of a loop's stream: its events, and the sequence to read on after. */
+export interface LoopEventsPage {
+  readonly events: LoopEventView[];
+  readonly last: number;
+  /** True when the read stopped at its limit: read on at once. */
+  readonly more: boolean;
+}
+
 // The library's mappers to the views above: the one place where what it holds becomes what it returns.
 
 export function loopView(loop: ProcessLoop): LoopView {
@@ -83,4 +103,44 @@ export function recordView(record: JournalRecordEntity): JournalRecordView {
     createdAt: record.createdAt,
     payload: JSON.parse(record.payload) as Record<string, unknown> | null,
   };
+}
+
+function streamOutcome(outcome: LoopStreamOutcome): ProcessOutcome {
+  return {
+    eventId: outcome.eventId,
+    kind: outcome.kind,
+    sequence: outcome.sequence,
+    hasExitCode: outcome.hasExitCode,
+    exitCode: outcome.exitCode,
+    diagnostic: outcome.diagnostic,
+    processStartedAt: outcome.processStartedAt,
+    processFinishedAt: outcome.processFinishedAt,
+  };
+}
+
+// Only a validated notification is journaled as process_notification, and retention keeps the
+// payload of an unconsumed one (a consumed one is not streamed).
+function notificationOf(json: string, sequence: number, outcome: LoopStreamOutcome | null): PendingNotificationView {
+  const payload = JSON.parse(json) as ProcessCompletionNotification;
+  return {
+    commandId: payload.command_id,
+    sessionId: payload.session_id,
+    loopId: payload.loop_id,
+    processHandle: payload.process_handle,
+    state: payload.state,
+    reason: payload.reason,
+    sequence,
+    outcome: outcome === null ? null : streamOutcome(outcome),
+  };
+}
+
+export function loopEventView(row: LoopStreamRow): LoopEventView {
+  switch (row.kind) {
+    case 'notification':
+      return { kind: 'notification', sequence: row.sequence, notification: notificationOf(row.payload, row.sequence, row.outcome) };
+    case 'outcome':
+      return { kind: 'outcome', sequence: row.sequence, notification: notificationOf(row.payload, row.notificationSequence, row.outcome) };
+    case 'consumed':
+      return row;
+  }
 }

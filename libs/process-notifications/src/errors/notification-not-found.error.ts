@@ -1,6 +1,6 @@
 import { ProcessNotificationsError } from './process-notifications.error.js';
 
-/** The loop never accepted a notification with this command id. */
+/** No notification with this command id was journaled for the loop: it never had it to consume. */
 export class NotificationNotFoundError extends ProcessNotificationsError {
   readonly code = 'not_found';
 
@@ -8,6 +8,6 @@ export class NotificationNotFoundError extends ProcessNotificationsError {
     readonly loopId: string,
     readonly commandId: string,
   ) {
-    super(`loop ${loopId} never accepted notification ${commandId}`);
+    super(`no notification ${commandId} was journaled for loop ${loopId}`);
   }
 }

@@ -53,6 +53,18 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
     return merge(local, remote, fallback).pipe(map(() => undefined));
   }
 
+  /**
+   * Emits whenever records of one loop may have been committed: this node's commits of that loop's
+   * records, and on PostgreSQL every hint for its session (hints name sessions, not loops).
+   */
+  loopChanges(sessionId: string, loopId: string): Observable<void> {
+    const local = this.writer.records$.pipe(filter((record) => record.loopId === loopId && record.sessionId === sessionId));
+    if (!this.leases.enabled) return local.pipe(map(() => undefined));
+    const remote = this.hints.pipe(filter((sessions) => sessions === ANY_SESSION || sessions.split(',').includes(sessionId)));
+    const fallback = interval(POLL_MS).pipe(filter(() => !this.listening));
+    return merge(local, remote, fallback).pipe(map(() => undefined));
+  }
+
   async onModuleInit(): Promise<void> {
     if (!this.leases.enabled) return;
     await this.listen().catch((error: unknown) => this.lostListener(error));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PendingProcessNotification } from './pending-process-notification.interface.js';
-import { ProcessLoop } from './process-loop.js';
+import { CONSUMED_UNHELD_KEPT, ProcessLoop } from './process-loop.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -139,5 +139,29 @@ describe('ProcessLoop.pendingEntry', () => {
       sequence: 42,
     });
     expect(subject.offer(entry)).toEqual({ disposition: 'accepted' });
+  });
+});
+
+describe('ProcessLoop.consumed', () => {
+  const loop = () => new ProcessLoop(SESSION, LOOP, 'native', 'running', 4);
+
+  it('removes a held notification, and remembers one it did not hold so a later dispatch can leave it out', () => {
+    const subject = loop();
+    const [held, notYet] = [pending(), pending()];
+    subject.offer(held);
+    subject.consumed(held.commandId);
+    subject.consumed(notYet.commandId);
+    expect(subject.list()).toEqual([]);
+    expect(subject.wasConsumed(held.commandId)).toBe(false);
+    expect(subject.wasConsumed(notYet.commandId)).toBe(true);
+  });
+
+  it('remembers a bounded number of them, forgetting the oldest first', () => {
+    const subject = loop();
+    const ids = Array.from({ length: CONSUMED_UNHELD_KEPT + 1 }, () => randomUUID());
+    for (const id of ids) subject.consumed(id);
+    expect(subject.wasConsumed(ids[0]!)).toBe(false);
+    expect(subject.wasConsumed(ids[1]!)).toBe(true);
+    expect(subject.wasConsumed(ids.at(-1)!)).toBe(true);
   });
 });

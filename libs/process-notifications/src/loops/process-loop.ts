@@ -2,6 +2,9 @@ import type { LoopEngine, LoopState, StopCause, SuccessDisposition } from '../vo
 import type { ProcessCompletionNotification } from '../commands/notify-process-completion/process-completion-notification.interface.js';
 import type { PendingProcessNotification } from './pending-process-notification.interface.js';
 
+/** How many command ids consumed while not held a loop remembers (see {@link ProcessLoop.consumed}). */
+export const CONSUMED_UNHELD_KEPT = 1024;
+
 /** What a loop answers when a notification is offered to it. */
 export type LoopAnswer = { readonly disposition: SuccessDisposition } | { readonly disposition: 'stopped'; readonly cause: StopCause };
 
@@ -12,6 +15,8 @@ export type LoopAnswer = { readonly disposition: SuccessDisposition } | { readon
  */
 export class ProcessLoop {
   private readonly pending = new Map<string, PendingProcessNotification>();
+  // Command ids consumed while the set did not hold them (see consumed()), oldest first.
+  private readonly consumedUnheld = new Set<string>();
 
   constructor(
     readonly sessionId: string,
@@ -78,6 +83,24 @@ export class ProcessLoop {
     const before = this.pending.size;
     this.pending.set(notification.commandId, notification);
     if (this.pending.size > before) this.onResize(1);
+  }
+
+  /**
+   * A consumed record of this command id committed: removes it from the set, or, when the set does
+   * not hold it, remembers it, so that a dispatch of it still on its way (a notification the loop
+   * was given by a stream before its own dispatch put it in the set, or a retry whose journal
+   * check came before the consume) does not put a consumed notification back. Remembered for
+   * the last {@link CONSUMED_UNHELD_KEPT} such ids: a dispatch is in flight for a few moments.
+   */
+  consumed(commandId: string): void {
+    if (this.remove(commandId)) return;
+    this.consumedUnheld.add(commandId);
+    if (this.consumedUnheld.size > CONSUMED_UNHELD_KEPT) this.consumedUnheld.delete(this.consumedUnheld.values().next().value!);
+  }
+
+  /** True when {@link consumed} was told of this id while the set did not hold it. */
+  wasConsumed(commandId: string): boolean {
+    return this.consumedUnheld.has(commandId);
   }
 
   /** Removes a consumed notification; returns false when it was not pending. */

@@ -13,6 +13,7 @@ import { AdminCounts1765100000000 } from './migrations/1765100000000-admin-count
 import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-session-sequence-index.migration.js';
 import { SessionClosing1765200000000 } from './migrations/1765200000000-session-closing.migration.js';
 import { Refusals1765200000700 } from './migrations/1765200000700-refusals.migration.js';
+import { LoopSequenceIndex1765300000000 } from './migrations/1765300000000-loop-sequence-index.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -27,6 +28,7 @@ export const PN_MIGRATIONS = [
   SessionSequenceIndex1765100000500,
   SessionClosing1765200000000,
   Refusals1765200000700,
+  LoopSequenceIndex1765300000000,
 ];
 
 /**

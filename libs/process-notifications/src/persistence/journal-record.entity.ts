@@ -11,6 +11,8 @@ export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKi
 @Index('ix_pn_journal_consumed', ['sessionId', 'causeCommandId'], { where: `kind = '${CONSUMED_KIND}'` })
 // A session's records in order: journal pages and event streams (migration 1765100000500).
 @Index('ix_pn_journal_session_sequence', ['sessionId', 'sequence'])
+// One loop's records in order: its event stream (migration 1765300000000).
+@Index('ix_pn_journal_loop_sequence', ['sessionId', 'loopId', 'sequence'])
 export class JournalRecordEntity {
   @PrimaryGeneratedColumn('increment', { name: 'sequence', type: 'integer' })
   sequence: number;

@@ -26,6 +26,9 @@ import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
 import { isServerError } from './store-failure.js';
+import type { JournalConsumption } from './journal-consumption.interface.js';
+import { consumedRecord } from './consumed-record.js';
+import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart } from './loop-stream-rows.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -63,6 +66,9 @@ export const JOURNAL_SILENCE_MS = 1_500;
 // Records of one read of a journal page on SQLite, whose reads run in this thread: a fraction of a
 // millisecond of the event loop. PostgreSQL's run on its server and read a page in one statement.
 const SQLITE_PAGE_SLICE = 10;
+// Records of one read of a loop's event stream on SQLite: a loop's records carry no payload
+// parsing in the read, so a larger slice still holds the event loop for well under a millisecond.
+const SQLITE_LOOP_SLICE = 100;
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
@@ -101,6 +107,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   // Sessions closed (when), as this node saw them commit or read them: their writes are refused
   // inside the writer's queue, so none commits in a transaction after the one that closed it.
   private readonly closedSessions = new Map<string, string>();
+  private readonly loopStreams: LoopStreamRows;
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
@@ -112,6 +119,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly hint: JournalCommitHint;
   private readonly counters: JournalCounters;
   private readonly pageSlice: number;
+  private readonly loopSlice: number;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -129,7 +137,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
     }
     this.rows = new JournalRows(dataSource);
+    this.loopStreams = new LoopStreamRows(dataSource);
     this.pageSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
+    this.loopSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
     this.transactions = new JournalTransactionRunner(dataSource, this.logger);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
     this.probe = new JournalHealthProbe(dataSource.options.type === 'better-sqlite3', (manager, draft) =>
@@ -267,11 +277,76 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
   }
 
-  /** A notification's record in a session's journal, if it was journaled there. */
-  notificationOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.lookup((manager) =>
-      manager.findOneBy(JournalRecordEntity, { sessionId, idempotencyId: commandId, kind: 'process_notification' }),
+  /**
+   * Consumes notifications of one loop in one transaction (one unit of work of the queue): for
+   * each command id, in order, its consumed record is appended unless one is journaled already;
+   * an id no notification of this loop was journaled under is `notFound`; a repeated id answers
+   * `consumed: false` (its first consumed it). The check reads the
+   * journal inside the transaction, not the loop's pending set: a notification journaled for the
+   * loop is the loop's to consume whether or not its pending set holds it yet (the loop may have
+   * been given it by a stream before the dispatch that puts it in the set, or it may have been
+   * refused `inbox_full`).
+   * @param held ids the caller knows to be pending in the loop (journaled for it): not looked up
+   */
+  consume(
+    sessionId: string,
+    loopId: string,
+    commandIds: readonly string[],
+    held: (commandId: string) => boolean,
+  ): Promise<JournalConsumption[]> {
+    return this.enqueue(
+      async (manager) => {
+        const written: JournalRecordEntity[] = [];
+        const answers = new Map<string, JournalConsumption>();
+        const value: JournalConsumption[] = [];
+        for (const commandId of commandIds) {
+          const first = answers.get(commandId);
+          // A repeat of an id earlier in the call: that one consumed it, so this one did not.
+          if (first) value.push('notFound' in first ? first : { ...first, consumed: false });
+          else {
+            const answer = await this.consumeWithin(manager, sessionId, loopId, commandId, held(commandId), written);
+            answers.set(commandId, answer);
+            value.push(answer);
+          }
+        }
+        return { value, written };
+      },
+      this.timeoutMs,
+      sessionId,
     );
+  }
+
+  private async consumeWithin(
+    manager: EntityManager,
+    sessionId: string,
+    loopId: string,
+    commandId: string,
+    held: boolean,
+    written: JournalRecordEntity[],
+  ): Promise<JournalConsumption> {
+    const draft = consumedRecord(sessionId, loopId, commandId);
+    if (!held) {
+      const prior = await this.rows.find(manager, sessionId, draft.idempotencyId);
+      if (prior) return prior.loopId === loopId ? { commandId, consumed: false, sequence: prior.sequence } : { commandId, notFound: true };
+      const notification = await this.rows.find(manager, sessionId, commandId);
+      if (notification?.kind !== 'process_notification' || notification.loopId !== loopId) return { commandId, notFound: true };
+    }
+    const { value, written: appended } = await this.appendWithin(manager, draft);
+    // The consumed record's payload names only the command id and the loop: a different one
+    // under its id is another loop's, which this loop never had.
+    if ('collision' in value) return { commandId, notFound: true };
+    written.push(...appended);
+    return { commandId, consumed: value.appended, sequence: value.record.sequence };
+  }
+
+  /** Where a loop's event stream starts (see {@link LoopStreamRows.start}); undefined for an unknown loop. */
+  loopStreamStart(sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
+    return this.lookup((manager) => this.loopStreams.start(manager, sessionId, loopId));
+  }
+
+  /** One read of a loop's event stream after `after` (see {@link LoopStreamRows.page}). */
+  loopStreamPage(sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
+    return this.lookup((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
   }
 
   /** The consumed record of a notification, if it was consumed. */

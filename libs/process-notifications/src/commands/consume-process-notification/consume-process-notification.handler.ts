@@ -1,7 +1,6 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { NotificationNotFoundError } from '../../errors/notification-not-found.error.js';
 import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
-import { consumedRecord } from '../../journal/consumed-record.js';
 import { JournalWriter } from '../../persistence/journal-writer.service.js';
 import { Loops } from '../../loops/loops.service.js';
 import { SessionOwnership } from '../../cluster/session-ownership.service.js';
@@ -9,6 +8,14 @@ import { requireCanonicalUuid } from '../../validation/canonical-uuid.decorator.
 import { ConsumeProcessNotificationCommand } from './consume-process-notification.command.js';
 import type { NotificationConsumption } from './notification-consumption.interface.js';
 
+/**
+ * Consumes one notification of a loop. Whether the loop may consume it is decided in the journal
+ * transaction that writes the consumed record (a notification journaled for this loop and not
+ * consumed yet), not from the pending set alone: a loop that reads its notifications from a
+ * stream can be given one before the dispatch that puts it in the set has run (on PostgreSQL the
+ * record is visible to readers before the writer hears its COMMIT answered), or one refused
+ * `inbox_full`, which is journaled and the loop's work. Both used to answer 404.
+ */
 @CommandHandler(ConsumeProcessNotificationCommand)
 export class ConsumeProcessNotificationHandler implements ICommandHandler<ConsumeProcessNotificationCommand> {
   constructor(
@@ -22,30 +29,14 @@ export class ConsumeProcessNotificationHandler implements ICommandHandler<Consum
     const commandId = requireCanonicalUuid(command.commandId, 'command_id');
     const session = await this.ownership.ownOpen(command.sessionId);
     const loop = this.loops.require(session, command.loopId);
-
-    if (loop.has(commandId)) return this.consumeJournaled(loop.sessionId, loop.loopId, commandId, () => loop.remove(commandId));
-    const prior = await this.journal.consumptionOf(loop.sessionId, commandId);
-    if (prior && prior.loopId === loop.loopId) return { consumed: false, sequence: prior.sequence };
-    // Journaled for this loop but not in its set: refused as inbox_full, or by the loop once
-    // stopped. Unconsumed all the same (the admin counts and a restore say so), so consumable.
-    const journaled = prior ? null : await this.journal.notificationOf(loop.sessionId, commandId);
-    if (journaled && journaled.loopId === loop.loopId) {
-      // A retry may have put it in the set meanwhile: it leaves the set too.
-      return this.consumeJournaled(loop.sessionId, loop.loopId, commandId, () => loop.remove(commandId));
+    const [answer] = await this.journal.consume(loop.sessionId, loop.loopId, [commandId], (id) => loop.has(id));
+    if (!answer || 'notFound' in answer) throw new NotificationNotFoundError(loop.loopId, commandId);
+    // After the consumed record committed, so a crash before it leaves the notification pending;
+    // also when the set does not hold it (yet): a dispatch on its way then leaves it out.
+    loop.consumed(commandId);
+    if (answer.consumed) {
+      this.eventBus.publish(new ProcessNotificationConsumedEvent(loop.sessionId, loop.loopId, commandId, answer.sequence));
     }
-    throw new NotificationNotFoundError(loop.loopId, commandId);
-  }
-
-  private async consumeJournaled(
-    sessionId: string,
-    loopId: string,
-    commandId: string,
-    removeFromSet: () => void,
-  ): Promise<NotificationConsumption> {
-    const { record, appended } = await this.journal.append(consumedRecord(sessionId, loopId, commandId));
-    // Removed only after the consumed record committed, so a crash before it leaves it pending.
-    removeFromSet();
-    if (appended) this.eventBus.publish(new ProcessNotificationConsumedEvent(sessionId, loopId, commandId, record.sequence));
-    return { consumed: appended, sequence: record.sequence };
+    return { consumed: answer.consumed, sequence: answer.sequence };
   }
 }

@@ -7,6 +7,7 @@ import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';
 import { DispatchProcessNotificationCommand } from './dispatch-process-notification.command.js';
 
 const DUPLICATE: LoopAnswer = { disposition: 'duplicate' };
+const ACCEPTED: LoopAnswer = { disposition: 'accepted' };
 
 /**
  * The loop's side of a delivery, in one place: find the loop, decide whether the notification
@@ -33,10 +34,14 @@ export class DispatchProcessNotificationHandler implements ICommandHandler<Dispa
         !appended &&
         !loop.has(notification.commandId) &&
         (await this.journal.consumptionOf(loop.sessionId, notification.commandId)) !== null;
-      const answer = consumed ? DUPLICATE : loop.offer(notification);
+      // Consumed while this dispatch was on its way (the loop read it from a stream first): it
+      // is the loop's and done with, so it is not put in the set; its first delivery was accepted.
+      const consumedMeanwhile = !consumed && loop.wasConsumed(notification.commandId);
+      const answer = consumed ? DUPLICATE : consumedMeanwhile ? (appended ? ACCEPTED : DUPLICATE) : loop.offer(notification);
       reply.next(answer);
       reply.complete();
-      if (answer.disposition === 'accepted') this.eventBus.publish(new ProcessNotificationAcceptedEvent(notification));
+      if (answer.disposition === 'accepted' && !consumedMeanwhile)
+        this.eventBus.publish(new ProcessNotificationAcceptedEvent(notification));
     } catch (error) {
       reply.error(error);
     }

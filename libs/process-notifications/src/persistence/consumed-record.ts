@@ -1,5 +1,5 @@
-import { CONSUMED_KIND } from '../persistence/journal-record.entity.js';
-import type { JournalDraft } from '../persistence/journal-draft.interface.js';
+import { CONSUMED_KIND } from './journal-record.entity.js';
+import type { JournalDraft } from './journal-draft.interface.js';
 
 /**
  * The record that marks a notification consumed: its cause is the notification's command id, and

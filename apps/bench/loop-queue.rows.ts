@@ -1,0 +1,198 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProcessNotificationsClient, type ProcessCompletionNotification } from 'process-notifications-client';
+import { DataSource } from 'typeorm';
+import { markdownTable } from './markdown-table.js';
+
+// Issue 37's scenario, as a user choosing between this and a job queue measures it: 4,000
+// completions from 64 concurrent senders through the typed client to 16 loops of one session, each
+// loop following completions() and consuming each notification as it is given (consume() calls,
+// which the client coalesces), on the real server (a child process) with every commit durable.
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const MAIN = new URL('../../src/main.js', import.meta.url).pathname;
+const NOTIFICATIONS = Number(process.env.BENCH_LOOP_ITEMS ?? 4_000);
+const SENDERS = 64;
+const LOOPS = 16;
+
+/** What one run of the scenario measured. */
+export interface LoopQueueResult {
+  readonly sent: number;
+  /** Deliveries answered per second, through the client, over the sending phase. */
+  readonly sendsPerSecond: number;
+  readonly ackP50Ms: number;
+  /** From just before the delivery call to the loop's completions() yielding it. */
+  readonly givenP50Ms: number;
+  readonly givenP99Ms: number;
+  /** Notifications consumed per second, from the first send to the last consume answered. */
+  readonly drainPerSecond: number;
+  /** Sent but never given to their loop; given more than once; consumes that failed. */
+  readonly lost: number;
+  readonly twice: number;
+  readonly errors: number;
+}
+
+/** One database the scenario runs on. */
+export interface LoopQueueRow {
+  readonly id: string;
+  readonly database: string;
+  run(): Promise<LoopQueueResult>;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+}
+
+function startServer(databaseUrl: string, adminToken: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', MAIN], {
+    env: { ...process.env, PORT: '0', PN_DATABASE_URL: databaseUrl, PN_ADMIN_TOKEN: adminToken, PN_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const port = /Listening on port (\d+)/.exec(output)?.[1];
+      if (port) resolve({ url: `http://127.0.0.1:${port}`, child });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+async function scenario(baseUrl: string, adminToken: string): Promise<LoopQueueResult> {
+  const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken });
+  const session = await admin.createSession();
+  const client = admin.withToken(session.token);
+  const sessionId = session.session_id;
+  const loops = await Promise.all(Array.from({ length: LOOPS }, () => client.openLoop(sessionId)));
+  const sentAt = new Map<string, number>();
+  const givenMs: number[] = [];
+  const givenCount = new Map<string, number>();
+  let consumed = 0;
+  let errors = 0;
+  let lastConsumedAt = 0;
+  let allConsumed!: () => void;
+  const drained = new Promise<void>((resolve) => (allConsumed = resolve));
+  const stop = new AbortController();
+  const consumers = loops.map(async ({ loop_id: loopId }) => {
+    for await (const { notification, update } of client.completions(sessionId, loopId, { signal: stop.signal })) {
+      if (update !== 'new') continue;
+      const at = performance.now();
+      const started = sentAt.get(notification.command_id);
+      if (started !== undefined) givenMs.push(at - started);
+      givenCount.set(notification.command_id, (givenCount.get(notification.command_id) ?? 0) + 1);
+      client.consume(sessionId, loopId, notification.command_id).then(
+        () => {
+          consumed++;
+          lastConsumedAt = performance.now();
+          if (consumed === NOTIFICATIONS) allConsumed();
+        },
+        () => errors++,
+      );
+    }
+  });
+  // The streams are open (each has answered) before the clock starts.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const ackMs: number[] = [];
+  let next = 0;
+  const first = performance.now();
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      while (next < NOTIFICATIONS) {
+        const i = next++;
+        const notification: ProcessCompletionNotification = {
+          command_id: randomUUID(),
+          session_id: sessionId,
+          loop_id: loops[i % LOOPS]!.loop_id,
+          process_handle: `job-${i}`,
+          state: 'exited',
+          reason: 'exited',
+        };
+        const started = performance.now();
+        sentAt.set(notification.command_id, started);
+        await client.deliverCompletion(notification);
+        ackMs.push(performance.now() - started);
+      }
+    }),
+  );
+  const sendSeconds = (performance.now() - first) / 1000;
+  await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+  stop.abort();
+  await Promise.all(consumers);
+  ackMs.sort((a, b) => a - b);
+  givenMs.sort((a, b) => a - b);
+  return {
+    sent: NOTIFICATIONS,
+    sendsPerSecond: NOTIFICATIONS / sendSeconds,
+    ackP50Ms: percentile(ackMs, 0.5),
+    givenP50Ms: percentile(givenMs, 0.5),
+    givenP99Ms: percentile(givenMs, 0.99),
+    drainPerSecond: consumed / ((lastConsumedAt - first) / 1000),
+    lost: [...sentAt.keys()].filter((id) => !givenCount.has(id)).length,
+    twice: [...givenCount.values()].filter((count) => count > 1).length,
+    errors,
+  };
+}
+
+/** The scenario on a SQLite file and on PostgreSQL (a fresh schema, dropped after). */
+export function loopQueueRows(): LoopQueueRow[] {
+  const adminToken = randomBytes(24).toString('hex');
+  return [
+    {
+      id: 'loop-queue/file',
+      database: 'SQLite file',
+      async run() {
+        const dir = mkdtempSync(join(tmpdir(), 'pn-loop-queue-'));
+        const server = await startServer(`sqlite:${join(dir, 'journal.db')}`, adminToken);
+        try {
+          return await scenario(server.url, adminToken);
+        } finally {
+          server.child.kill('SIGKILL');
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    },
+    {
+      id: 'loop-queue/postgres',
+      database: 'PostgreSQL',
+      async run() {
+        const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
+        const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
+        await admin.query(`CREATE SCHEMA ${schema}`);
+        const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+        const server = await startServer(url, adminToken);
+        try {
+          return await scenario(server.url, adminToken);
+        } finally {
+          server.child.kill('SIGKILL');
+          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+          await admin.destroy();
+        }
+      },
+    },
+  ];
+}
+
+/** The scenario's table: one line per database. */
+export function loopQueueTable(results: ReadonlyArray<{ row: LoopQueueRow; result: LoopQueueResult }>): string {
+  const ms = (value: number) => value.toFixed(0);
+  return markdownTable(
+    ['row', 'database', 'sends/s through the client', 'ack p50 ms', 'send → loop p50 ms', 'p99 ms', 'drain /s', 'lost', 'twice', 'errors'],
+    results.map(({ row, result }) => [
+      row.id,
+      row.database,
+      result.sendsPerSecond.toFixed(0),
+      ms(result.ackP50Ms),
+      ms(result.givenP50Ms),
+      ms(result.givenP99Ms),
+      result.drainPerSecond.toFixed(0),
+      String(result.lost),
+      String(result.twice),
+      String(result.errors),
+    ]),
+  );
+}

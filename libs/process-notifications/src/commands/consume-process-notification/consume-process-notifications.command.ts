@@ -1,0 +1,20 @@
+import { Command } from '@nestjs/cqrs';
+import type { NotificationConsumptionResult } from './notification-consumption.interface.js';
+
+/**
+ * A loop is done with several notifications at once: one journal transaction for all of them,
+ * with an answer per command id (issue 37). `commandIds` is checked by the handler: an array of 1
+ * to {@link MAX_CONSUME_BATCH} UUIDs.
+ */
+export class ConsumeProcessNotificationsCommand extends Command<NotificationConsumptionResult[]> {
+  constructor(
+    readonly sessionId: string,
+    readonly loopId: string,
+    readonly commandIds: unknown,
+  ) {
+    super();
+  }
+}
+
+/** Most command ids one batch consume takes. */
+export const MAX_CONSUME_BATCH = 256;

@@ -1,0 +1,140 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CONSUMED_KIND } from './journal-record.entity.js';
+import type { ProcessOutcomeEntity } from './process-outcome.entity.js';
+import { OUTCOME_KINDS } from '../vocabulary/process-vocabulary.js';
+
+/** An outcome as the stream reads it (the `pn_process_outcomes` row, without its session). */
+export type LoopStreamOutcome = Omit<ProcessOutcomeEntity, 'sessionId'>;
+
+/** One item of a loop's event stream, as read from the journal (see {@link LoopStreamRows}). */
+export type LoopStreamRow =
+  | {
+      readonly kind: 'notification';
+      readonly sequence: number;
+      /** The notification's canonical JSON payload. */
+      readonly payload: string;
+      /** Its outcome when that was journaled before it, else null (it then comes as an `outcome` row). */
+      readonly outcome: LoopStreamOutcome | null;
+    }
+  | {
+      readonly kind: 'outcome';
+      readonly sequence: number;
+      /** The notification's sequence and canonical JSON payload. */
+      readonly notificationSequence: number;
+      readonly payload: string;
+      readonly outcome: LoopStreamOutcome;
+    }
+  | { readonly kind: 'consumed'; readonly sequence: number; readonly commandId: string };
+
+/** One read of a loop's stream: its rows, and the last sequence the read looked at (skipped or not). */
+export interface LoopStreamPage {
+  readonly rows: LoopStreamRow[];
+  /** Pass as `after` to read on; the read's `after` when it found nothing. */
+  readonly last: number;
+  /** True when the read stopped at its limit: more records may follow at once. */
+  readonly more: boolean;
+}
+
+/** Where a loop's stream starts when the client names no position, read with the loop's row. */
+export interface LoopStreamStart {
+  /** The loop's oldest notification without a consumed record (its unconsumed work starts there). */
+  readonly oldestUnconsumed: number | null;
+  /** The session's highest journal sequence. */
+  readonly lastSequence: number;
+}
+
+type Row = Record<string, string | number | boolean | null>;
+
+const OUTCOME_LIST = OUTCOME_KINDS.map((kind) => `'${kind}'`).join(', ');
+
+/**
+ * The SQL of a loop's event stream (issue 37): one statement reads one loop's records after a
+ * sequence, in order, over ix_pn_journal_loop_sequence (never another loop's records), with
+ * what each becomes joined in: a notification not consumed yet, with its outcome if that was
+ * journaled before it; a `completed` or `lost` record that is the outcome of a notification of
+ * this loop journaled before it; a consumed record. Everything else the loop's range holds
+ * (other lifecycle kinds, a notification consumed by now, a later record naming an outcome
+ * already set, a stop record) is skipped, and `last` moves past it.
+ */
+export class LoopStreamRows {
+  private readonly pageSql: string;
+  private readonly startSql: string;
+
+  constructor(dataSource: DataSource) {
+    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    // The command id a completed or lost record names, from its payload (null once dropped).
+    const named =
+      dataSource.options.type === 'postgres' ? "(j.payload::jsonb ->> 'command_id')" : "json_extract(j.payload, '$.command_id')";
+    this.pageSql = `SELECT j.sequence, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
+        o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
+        o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,
+        o.process_started_at AS o_started, o.process_finished_at AS o_finished,
+        n.sequence AS n_sequence, n.loop_id AS n_loop_id, n.payload AS n_payload, c.sequence AS c_sequence
+      FROM pn_journal j
+      LEFT JOIN pn_process_outcomes o ON o.session_id = j.session_id AND o.command_id = (CASE
+        WHEN j.kind = 'process_notification' THEN j.idempotency_id
+        WHEN j.kind IN (${OUTCOME_LIST}) THEN ${named} END)
+      LEFT JOIN pn_journal n ON j.kind IN (${OUTCOME_LIST}) AND n.session_id = j.session_id
+        AND n.idempotency_id = o.command_id AND n.kind = 'process_notification'
+      LEFT JOIN pn_journal c ON j.kind = 'process_notification' AND c.session_id = j.session_id
+        AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'
+      WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
+      ORDER BY j.sequence LIMIT ${p(3)}`;
+    this.startSql = `SELECT l.oldest_unconsumed_sequence, s.last_sequence FROM pn_loops l
+      JOIN pn_sessions s ON s.session_id = l.session_id WHERE l.session_id = ${p(0)} AND l.loop_id = ${p(1)}`;
+  }
+
+  /** Where the loop's unconsumed work starts, or undefined when the session has no such loop. */
+  async start(manager: EntityManager, sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
+    const [row] = (await manager.query(this.startSql, [sessionId, loopId])) as Row[];
+    if (!row) return undefined;
+    const oldest = row.oldest_unconsumed_sequence;
+    return { oldestUnconsumed: oldest === null ? null : Number(oldest), lastSequence: Number(row.last_sequence) };
+  }
+
+  /** Up to `limit` of the loop's records after `after`, as stream rows (see the class). */
+  async page(manager: EntityManager, sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
+    const rows = (await manager.query(this.pageSql, [sessionId, loopId, after, limit])) as Row[];
+    const out: LoopStreamRow[] = [];
+    for (const row of rows) {
+      const item = streamRow(row, loopId);
+      if (item) out.push(item);
+    }
+    return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
+  }
+}
+
+function streamRow(row: Row, loopId: string): LoopStreamRow | undefined {
+  const sequence = Number(row.sequence);
+  const outcome = row.o_sequence === null ? null : outcomeOf(row);
+  switch (row.kind) {
+    case 'process_notification':
+      if (row.c_sequence !== null) return undefined;
+      return {
+        kind: 'notification',
+        sequence,
+        payload: String(row.payload),
+        outcome: outcome && outcome.sequence < sequence ? outcome : null,
+      };
+    case CONSUMED_KIND:
+      return { kind: 'consumed', sequence, commandId: String(row.cause_command_id) };
+    default:
+      // An outcome record: this record is the outcome, of a notification of this loop before it.
+      if (!outcome || outcome.sequence !== sequence || row.n_loop_id !== loopId || Number(row.n_sequence) >= sequence) return undefined;
+      return { kind: 'outcome', sequence, notificationSequence: Number(row.n_sequence), payload: String(row.n_payload), outcome };
+  }
+}
+
+function outcomeOf(row: Row): LoopStreamOutcome {
+  return {
+    commandId: String(row.o_command_id),
+    sequence: Number(row.o_sequence),
+    eventId: String(row.o_event_id),
+    kind: row.o_kind as ProcessOutcomeEntity['kind'],
+    hasExitCode: Boolean(row.o_has_exit_code),
+    exitCode: row.o_exit_code === null ? null : Number(row.o_exit_code),
+    diagnostic: row.o_diagnostic === null ? null : String(row.o_diagnostic),
+    processStartedAt: row.o_started === null ? null : String(row.o_started),
+    processFinishedAt: row.o_finished === null ? null : String(row.o_finished),
+  };
+}
