@@ -5,6 +5,7 @@
 
 # Production dependencies only. better-sqlite3 is a native module: built here for this Node when
 # no prebuilt binary can be downloaded, so the compilers stay in this stage.
+# Node 22: not 24 while better-sqlite3 is 12 (docs/development.md#node-versions).
 FROM node:22-slim AS deps
 WORKDIR /app
 RUN apt-get update \
