@@ -1,4 +1,10 @@
 /** Jest in native ESM mode (run through `node --experimental-vm-modules`, see package.json). */
+
+// From Node 24.9 on, Jest's module loader require()s an ES module itself: the file must then not
+// be turned into CommonJS (it would be run as a module, where `exports` does not exist).
+const [major, minor] = process.versions.node.split('.').map(Number);
+const jestRequiresEsm = major > 24 || (major === 24 && minor >= 9);
+
 export default {
   rootDir: '.',
   testEnvironment: 'node',
@@ -14,12 +20,18 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
     // The OpenAPI UI's static files are served by @fastify/static, which require()s the ESM-only
     // content-disposition: Node 20 does that natively, Jest's module loader not before Node 24.9.
-    '/content-disposition/dist/index\\.js$': [
-      'babel-jest',
-      { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
-    ],
+    ...(jestRequiresEsm
+      ? {}
+      : {
+          '/content-disposition/dist/index\\.js$': [
+            'babel-jest',
+            { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] },
+          ],
+        }),
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@fastify/static/node_modules/)?content-disposition/)'],
+  transformIgnorePatterns: jestRequiresEsm
+    ? ['/node_modules/']
+    : ['/node_modules/(?!(@fastify/static/node_modules/)?content-disposition/)'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60000,
 };

@@ -56,10 +56,14 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
   // the contract's limits and errors, and a route without a body never reads one.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-  // Buffered until the JSON logger takes over, so even Nest's start-up lines are JSON.
+  // The JSON logger from the first line on, so even Nest's start-up lines (and the error of a
+  // start that fails) are JSON.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
     bodyParser: false,
-    bufferLogs: true,
+    logger: new PinoNestLogger(logger),
+    // A module that cannot start (a schema newer than this release, the migration lock) rejects
+    // here, so the caller ends the process with its one fatal JSON line, not Nest's own exit.
+    abortOnError: false,
   });
   app.useLogger(new PinoNestLogger(logger));
   // Per-request work that needs no dependency injection runs as Fastify hooks, not as Nest

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -31,6 +31,55 @@ describe('building and migrating leave a running server alone', () => {
     expect(
       ['kept.js', 'kept.js.map', 'gone.js', 'gone.js.map', 'data.json'].filter((file) => existsSync(dir.file(`dist/src/${file}`))),
     ).toEqual(['kept.js', 'kept.js.map', 'data.json']);
+  });
+
+  it('npm start builds only when a source changed or an output is missing, and fails with a failing build', async () => {
+    // A tree with the layout the script reads, whose build counts its runs and makes the outputs.
+    for (const path of ['src', 'apps', 'scripts', 'libs/process-notifications/src', 'libs/pn-supervise/src']) {
+      mkdirSync(dir.file(path), { recursive: true });
+    }
+    writeFileSync(dir.file('src/main.ts'), 'export {};\n');
+    writeFileSync(dir.file('package.json'), JSON.stringify({ scripts: { build: 'node build.mjs' } }));
+    const outputs = [
+      'dist/src/main.js',
+      'dist/console/index.html',
+      'libs/process-notifications/dist/index.js',
+      'libs/pn-supervise/dist/main.js',
+    ];
+    writeFileSync(
+      dir.file('build.mjs'),
+      [
+        "import { appendFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';",
+        "import { dirname } from 'node:path';",
+        "import { execFileSync } from 'node:child_process';",
+        "if (existsSync('fail')) process.exit(3);",
+        "appendFileSync('builds.log', 'built\\n');",
+        `for (const file of ${JSON.stringify(outputs)}) { mkdirSync(dirname(file), { recursive: true }); writeFileSync(file, ''); }`,
+        `execFileSync(process.execPath, [${JSON.stringify(resolve(repo, 'scripts/build-if-stale.mjs'))}, '--stamp']);`,
+      ].join('\n'),
+    );
+    const start = () => run([resolve(repo, 'scripts/build-if-stale.mjs')], { cwd: dir.path });
+    const builds = (): number =>
+      existsSync(dir.file('builds.log')) ? readFileSync(dir.file('builds.log'), 'utf8').split('\n').length - 1 : 0;
+
+    expect((await start()).code).toBe(0);
+    expect(builds()).toBe(1);
+    const again = await start();
+    expect(again).toEqual({ code: 0, lines: ['build is up to date (npm run build builds anyway)'] });
+    expect(builds()).toBe(1);
+    writeFileSync(dir.file('src/main.ts'), 'export const changed = 1;\n');
+    expect((await start()).code).toBe(0);
+    expect(builds()).toBe(2);
+    writeFileSync(dir.file('libs/pn-supervise/src/new.ts'), '');
+    expect((await start()).code).toBe(0);
+    expect(builds()).toBe(3);
+    rmSync(dir.file('dist/console/index.html'));
+    expect((await start()).code).toBe(0);
+    expect(builds()).toBe(4);
+    writeFileSync(dir.file('fail'), '');
+    writeFileSync(dir.file('src/main.ts'), 'export const broken = 1;\n');
+    expect((await start()).code).toBe(3);
+    expect(builds()).toBe(4);
   });
 
   it('migration:run applies the migrations with one line each, not every SQL statement, and then has nothing to do', async () => {

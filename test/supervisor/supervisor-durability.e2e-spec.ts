@@ -52,9 +52,21 @@ describe('pn-supervise durability', () => {
     const session = await TestSession.open(first.url);
     await first.stop('SIGKILL');
 
-    const supervisor = startSupervisor([...session.supervisorArgs, '--state-dir', dir.file('state'), '--', 'sh', '-c', 'echo ran; exit 5']);
-    // One line per attempt, saying why and when the next one comes.
-    await supervisor.waitForStderr(/sending the started record failed \(cannot reach [^)]*ECONNREFUSED\)\); attempt 2 in \d+\.\d s\n/);
+    // --no-check: run without asking the server first (it is down).
+    const supervisor = startSupervisor([
+      ...session.supervisorArgs,
+      '--no-check',
+      '--state-dir',
+      dir.file('state'),
+      '--',
+      'sh',
+      '-c',
+      'echo ran; exit 5',
+    ]);
+    // A line after the 1st, 2nd, 4th... failed attempt, saying why and when the next one comes.
+    await supervisor.waitForStderr(
+      /sending the started record failed \(cannot reach [^)]*ECONNREFUSED\)\); attempt 2 in \d+\.\d s; retrying with backoff, said again after 2, 4, 8, \.\.\. failed attempts\n/,
+    );
     await eventually(() => supervisor.stdout === 'ran\n', 'the command to have run');
     await supervisor.waitForStderr(/attempt 3 in/);
 
@@ -71,7 +83,15 @@ describe('pn-supervise durability', () => {
     const port = Number(new URL(first.url).port);
     const session = await TestSession.open(first.url);
     await first.stop('SIGKILL');
-    const supervisor = startSupervisor([...session.supervisorArgs, '--quiet', '--state-dir', dir.file('state'), '--', 'true']);
+    const supervisor = startSupervisor([
+      ...session.supervisorArgs,
+      '--quiet',
+      '--no-check',
+      '--state-dir',
+      dir.file('state'),
+      '--',
+      'true',
+    ]);
     // The entry records the end of the command before the first retry is over.
     await eventually(() => stateFiles(dir.file('state')).some((text) => text.includes('"completion"')), 'the completion to be recorded');
     await serverOnDisk({ port });

@@ -77,6 +77,7 @@ describe('pn-supervise for the loop that launches it', () => {
     const startedAt = Date.now();
     const result = await SupervisorProcess.run([
       ...args,
+      '--no-check',
       '--state-dir',
       stateDir,
       '--deadline',
@@ -95,7 +96,11 @@ describe('pn-supervise for the loop that launches it', () => {
     expect(readdirSync(stateDir)).toHaveLength(1);
 
     const status = await SupervisorProcess.run(['status', '--state-dir', stateDir]);
-    expect(status).toMatchObject({ status: 0, stderr: '' });
+    expect(status.status).toBe(0);
+    // What to do about it: the next run delivers it, forget drops it.
+    expect(status.stderr).toBe(
+      `pn-supervise: 1 entry waits for the next run of its session with this state directory, which delivers it; pn-supervise forget COMMAND_ID --state-dir ${stateDir} drops one undelivered\n`,
+    );
     expect(status.stdout).toBe(
       `${commandId} session=${session.sessionId} loop=${session.loopId} handle=${IDS_LINE.exec(result.stderr)![2]} ` +
         'left=started,completed,notification supervisor=gone refused=no\n',
@@ -126,18 +131,27 @@ describe('pn-supervise for the loop that launches it', () => {
 
   it('an entry the server refused (final 4xx) is not retried by later runs: it stays for status and forget', async () => {
     const { session, stateDir } = await setUp();
-    const refused = await SupervisorProcess.run([...session.supervisorArgsWithoutToken, '--state-dir', stateDir, '--', 'true'], {
-      env: { PN_TOKEN: 'not-the-token' },
-    });
+    // --no-check: the wrong token is found only once the records are sent (the check would refuse it up front).
+    const refused = await SupervisorProcess.run(
+      [...session.supervisorArgsWithoutToken, '--no-check', '--state-dir', stateDir, '--', 'true'],
+      {
+        env: { PN_TOKEN: 'not-the-token' },
+      },
+    );
     expect(refused.status).toBe(2);
     const refusedId = IDS_LINE.exec(refused.stderr)![1]!;
     const next = await SupervisorProcess.run([...session.supervisorArgs, '--state-dir', stateDir, '--', 'true']);
     expect(next.status).toBe(0);
-    expect(next.stderr).toMatch(/1 entry in .* the server refused earlier; kept, not retried/);
+    expect(next.stderr).toMatch(
+      /1 entry in .* the server refused earlier; kept, not retried: .* pn-supervise forget COMMAND_ID --state-dir .* removes one\n/,
+    );
     // Only the second run's records reached the server.
     expect((await session.processRecords()).map((r) => r.idempotency_id)).not.toContain(refusedId);
     const status = await SupervisorProcess.run(['status', '--state-dir', stateDir]);
     expect(status.stdout).toMatch(new RegExp(`^${refusedId} .* supervisor=gone refused=401/unauthorized\\n$`));
+    expect(status.stderr).toMatch(
+      /^pn-supervise: 1 entry was refused by the server \(refused=\.\.\.\) and never retried: pn-supervise forget COMMAND_ID --state-dir \S+ removes one\n$/,
+    );
     expect((await SupervisorProcess.run(['forget', refusedId, '--state-dir', stateDir])).status).toBe(0);
     expect(readdirSync(stateDir)).toEqual([]);
   });

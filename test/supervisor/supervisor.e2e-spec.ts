@@ -166,7 +166,8 @@ describe('pn-supervise against the real server', () => {
   it('a stopped loop: the notification is journaled, the supervisor says so and exits with the command’s status', async () => {
     const { session, args, stateDir } = await setUp();
     await session.stopLoop();
-    const result = await SupervisorProcess.run([...args, '--', 'sh', '-c', 'exit 3']);
+    // --no-check: stopped before the records are sent (the check would refuse a stopped loop up front).
+    const result = await SupervisorProcess.run([...args, '--no-check', '--', 'sh', '-c', 'exit 3']);
     expect(result.status).toBe(3);
     expect(result.stderr).toMatch(/loop is stopped/);
     await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 3 });
@@ -175,7 +176,7 @@ describe('pn-supervise against the real server', () => {
 
   it('a final 4xx (a wrong token): stops the command, prints the detail, keeps the record, exits 2', async () => {
     const { session, stateDir } = await setUp();
-    const supervisor = start([...session.supervisorArgsWithoutToken, '--state-dir', stateDir, '--', 'sleep', '30'], {
+    const supervisor = start([...session.supervisorArgsWithoutToken, '--no-check', '--state-dir', stateDir, '--', 'sleep', '30'], {
       env: { PN_TOKEN: 'not-the-token' },
     });
     const result = await supervisor.exit;

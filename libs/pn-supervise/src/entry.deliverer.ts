@@ -11,6 +11,10 @@ export type DeliveryResult = 'delivered' | 'loop_stopped' | 'in_progress';
 const describe = (record: EntryRecord): string =>
   record.key === 'notification' ? 'the completion notification' : `the ${record.key} record`;
 
+// A retry line after the 1st, 2nd, 4th, 8th... failed attempt of a record: an outage of an
+// hour is a dozen lines, not hundreds, and the attempt number shows how long it has lasted.
+const reported = (attempt: number): boolean => (attempt & (attempt - 1)) === 0;
+
 /**
  * Publishes the records of state entries, one at a time and in order across all entries, each
  * retried with its identical body until answered. After each answer the entry is rewritten, and
@@ -25,7 +29,7 @@ export class EntryDeliverer {
     private readonly store: StateDirectoryStore,
     private readonly reporter: StderrReporter,
     private readonly signal: AbortSignal,
-    private readonly onRetry: (notice: RetryNotice) => void = () => undefined,
+    private readonly onRetry: (notice: RetryNotice, entry: StateEntry) => void = () => undefined,
   ) {}
 
   /**
@@ -45,9 +49,13 @@ export class EntryDeliverer {
       const options = {
         signal: this.signal,
         onRetry: (notice: RetryNotice) => {
+          this.onRetry(notice, entry);
+          if (!reported(notice.attempt)) return;
           const seconds = (notice.delayMs / 1000).toFixed(1);
-          this.reporter.progress(`sending ${describe(record)} failed (${notice.reason}); attempt ${notice.attempt + 1} in ${seconds} s`);
-          this.onRetry(notice);
+          const then = notice.attempt === 1 ? '; retrying with backoff, said again after 2, 4, 8, ... failed attempts' : '';
+          this.reporter.progress(
+            `sending ${describe(record)} failed (${notice.reason}); attempt ${notice.attempt + 1} in ${seconds} s${then}`,
+          );
         },
       };
       try {

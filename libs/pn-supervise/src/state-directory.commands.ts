@@ -29,11 +29,29 @@ export class StateDirectoryCommands {
     this.store = new StateDirectoryStore(stateDir, undefined, undefined, false);
   }
 
-  /** One line per entry, one line on stderr per file that is not an entry; exit status 0. */
+  /**
+   * One line per entry, one line on stderr per file that is not an entry; then, on stderr, what
+   * to do about entries whose supervisor is gone (a refused one stays until forgotten); exit
+   * status 0.
+   */
   status(): number {
     const { entries, skipped } = this.store.list();
     for (const listed of entries) this.out(StateDirectoryCommands.line(listed));
     for (const { name, problem } of skipped) this.err(`skipped ${name} in ${this.store.directory}: ${problem}`);
+    const gone = entries.filter((listed) => listed.supervisor === 'gone');
+    const refused = gone.filter((listed) => listed.entry.rejected).length;
+    const forget = `pn-supervise forget COMMAND_ID --state-dir ${this.store.directory}`;
+    if (refused > 0) {
+      this.err(
+        `${refused} entr${refused === 1 ? 'y was' : 'ies were'} refused by the server (refused=...) and never retried: ${forget} removes one`,
+      );
+    }
+    if (gone.length > refused) {
+      const waiting = gone.length - refused;
+      this.err(
+        `${waiting} entr${waiting === 1 ? 'y waits' : 'ies wait'} for the next run of its session with this state directory, which delivers ${waiting === 1 ? 'it' : 'them'}; ${forget} drops one undelivered`,
+      );
+    }
     return 0;
   }
 

@@ -14,6 +14,13 @@ export interface SupervisorOptions {
   readonly deadlineMs?: number;
   /** After SIGTERM or SIGINT, how long to wait for the server once the command ended. */
   readonly shutdownWaitMs: number;
+  /**
+   * Before the command runs, ask the server whether it takes the token, session and loop
+   * (not with `--no-check`).
+   */
+  readonly check: boolean;
+  /** How long that check waits for the server to answer (`--start-wait`). */
+  readonly startWaitMs: number;
   readonly quiet: boolean;
   /** Print the ids line before the command starts (not with `--no-ids`). */
   readonly ids: boolean;

@@ -39,6 +39,8 @@ describe('SupervisorOptionsParser', () => {
       '--deadline',
       '30',
       '--shutdown-wait=2.5',
+      '--start-wait',
+      '4',
       '--quiet',
       '--no-ids',
       '--',
@@ -58,6 +60,8 @@ describe('SupervisorOptionsParser', () => {
       commandId: '0196f3c0-7b1a-7c3e-8f00-0000000000aa',
       deadlineMs: 30_000,
       shutdownWaitMs: 2500,
+      check: true,
+      startWaitMs: 4000,
       quiet: true,
       ids: false,
       command: 'make',
@@ -74,8 +78,12 @@ describe('SupervisorOptionsParser', () => {
       loopId: LOOP,
       stateDir: './.pn-supervisor',
       shutdownWaitMs: 10_000,
+      check: true,
+      startWaitMs: 30_000,
       ids: true,
     });
+    expect(parse(['--no-check', '--', 'make'], env)).toMatchObject({ check: false });
+    expect(() => parse(['--no-check', '--start-wait', '5', '--', 'make'], env)).toThrow('give --start-wait or --no-check, not both');
     expect(parse(['--', 'make'], env)).not.toHaveProperty('commandId');
     expect(parse(['--', 'make'], env)).not.toHaveProperty('deadlineMs');
     expect(parse(['--token', 'flag', '--', 'make'], { ...env, PN_SUPERVISOR_STATE_DIR: '/srv/pn' })).toMatchObject({

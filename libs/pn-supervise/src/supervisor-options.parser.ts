@@ -31,6 +31,11 @@ Options (environment variable in brackets):
                          entry and exit 75 (default: retry for ever)
   --shutdown-wait SECONDS  after SIGTERM or SIGINT, how long to wait for the server
                          once the command ended (default 10)
+  --start-wait SECONDS   before the command runs, how long to wait for the server to
+                         answer the check of token, session and loop (default 30);
+                         no answer by then: the command is not run, exit 69
+  --no-check             run the command without that check (records wait in the
+                         state directory while the server is down)
   --quiet                no progress lines on stderr (errors and the ids line are
                          still printed)
   --no-ids               no "command_id=... process_handle=..." line
@@ -61,9 +66,10 @@ const VALUE_OPTIONS = [
   'output-limit',
   'deadline',
   'shutdown-wait',
+  'start-wait',
 ] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];
-const FLAGS = ['quiet', 'no-ids'] as const;
+const FLAGS = ['quiet', 'no-ids', 'no-check'] as const;
 type Flag = (typeof FLAGS)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -77,6 +83,7 @@ const DEFAULT_STATE_DIR = './.pn-supervisor';
 export const MAX_TOKEN_BYTES = 4096;
 const TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_TOKEN_BYTES}}$`);
 const DEFAULT_SHUTDOWN_WAIT_MS = 10_000;
+const DEFAULT_START_WAIT_MS = 30_000;
 
 /** The options read before the command (or a subcommand's operand). */
 interface Scanned {
@@ -158,7 +165,11 @@ export class SupervisorOptionsParser {
         values['shutdown-wait'] === undefined
           ? DEFAULT_SHUTDOWN_WAIT_MS
           : SupervisorOptionsParser.seconds('--shutdown-wait', values['shutdown-wait']),
+      check: !flags.has('no-check'),
+      startWaitMs:
+        values['start-wait'] === undefined ? DEFAULT_START_WAIT_MS : SupervisorOptionsParser.seconds('--start-wait', values['start-wait']),
     };
+    if (flags.has('no-check') && values['start-wait'] !== undefined) throw new UsageError('give --start-wait or --no-check, not both');
     return { kind: 'run', options, warnings };
   }
 

@@ -1,4 +1,4 @@
-import { ProcessNotificationsClient } from 'process-notifications-client';
+import { ProcessNotificationsClient, type RetryNotice } from 'process-notifications-client';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { CommandWatchdog } from './command.watchdog.js';
 import { CompletionMapper } from './completion.mapper.js';
 import { DeliveryRejectedError } from './delivery-rejected.error.js';
 import { EntryDeliverer } from './entry.deliverer.js';
+import { LoopAccessChecker } from './loop-access.checker.js';
 import { ProcessIdentity } from './process-identity.js';
 import { StateDirectoryStore } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
@@ -43,6 +44,9 @@ const timestamp = (notBefore?: string): string =>
 
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
 
+/** The supervisor's exit status when the server did not answer the check before the command (EX_UNAVAILABLE). */
+export const NO_ANSWER_STATUS = 69;
+
 /**
  * One supervisor run (spec sections 10 and 14): first finish what earlier runs left in the
  * state directory, then run the command, publish its lifecycle and completion, and return the
@@ -52,6 +56,8 @@ export class Supervisor {
   private readonly abort = new AbortController();
   private readonly store: StateDirectoryStore;
   private readonly deliverer: EntryDeliverer;
+  private readonly checker: LoopAccessChecker;
+  private toldEnded = false;
   private received: StopSignal | undefined;
   private receivedAt = 0;
   private giveUp: GiveUp | undefined;
@@ -75,7 +81,8 @@ export class Supervisor {
       retry: RETRY,
       ...(tracing ? { fetch: tracing.fetch, propagateTraceContext: tracing.propagate, onRetry: tracing.retrying } : {}),
     });
-    this.deliverer = new EntryDeliverer(client, this.store, reporter, this.abort.signal, () => this.serverUnavailable());
+    this.deliverer = new EntryDeliverer(client, this.store, reporter, this.abort.signal, (notice, entry) => this.retrying(notice, entry));
+    this.checker = new LoopAccessChecker(client);
   }
 
   async run(): Promise<number> {
@@ -88,6 +95,8 @@ export class Supervisor {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     try {
+      const refused = await this.checkLoop();
+      if (refused !== undefined) return refused;
       await this.finishLeftovers();
       if (this.received) {
         this.reporter.error(
@@ -104,6 +113,54 @@ export class Supervisor {
   }
 
   /**
+   * Before anything runs: asks the server whether it takes this token, session and loop, so a
+   * wrong setting is told before the command runs rather than after (when its status would be
+   * lost behind a refusal). Returns the exit status when the command must not run: 2 for a
+   * refusal, {@link NO_ANSWER_STATUS} when the server did not answer within `--start-wait`;
+   * undefined to go on (also after a stop signal, which `run` reports).
+   */
+  private async checkLoop(): Promise<number | undefined> {
+    const { options } = this;
+    if (!options.check) return undefined;
+    const access = await this.checker.check(options.sessionId, options.loopId, {
+      waitMs: options.startWaitMs,
+      signal: this.abort.signal,
+      onWaiting: (notice) =>
+        this.reporter.progress(
+          `the server at ${options.server} does not answer (${notice.reason}); waiting up to ${seconds(options.startWaitMs)} (--start-wait) before running the command`,
+        ),
+    });
+    switch (access.kind) {
+      case 'refused':
+        this.reporter.error(`not running the command: ${access.why}`);
+        return 2;
+      case 'no_answer':
+        this.reporter.error(
+          `not running the command: the server at ${options.server} did not answer within ${seconds(options.startWaitMs)} (${access.why}); ` +
+            '--start-wait waits longer, --no-check runs it anyway',
+        );
+        return NO_ANSWER_STATUS;
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * A delivery failed and will be retried. The first time that happens after the command
+   * ended, say so once, with the status the supervisor will exit with: the user sees that
+   * the command is over and only the delivery is waited for.
+   */
+  private retrying(_notice: RetryNotice, entry: StateEntry): void {
+    this.serverUnavailable();
+    if (entry !== this.entry || !entry.completion || this.toldEnded) return;
+    this.toldEnded = true;
+    this.reporter.progress(
+      `the command ended (exit status ${entry.completion.exit_status}, ${entry.completion.state}); the server does not take its records yet: ` +
+        `retrying, then exiting with that status (the entry is kept in ${this.store.directory} meanwhile)`,
+    );
+  }
+
+  /**
    * Delivers what abandoned entries hold, under their original ids; a command that was running
    * when its supervisor died is ended if it still runs, then reported lost. Waits until they are
    * answered, or until the server turns out to be unavailable: the own command is not held up
@@ -115,9 +172,11 @@ export class Supervisor {
     for (const { name, problem } of skipped) {
       this.reporter.error(`skipped ${name} in ${this.store.directory}: ${problem} (see pn-supervise status and forget)`);
     }
+    // Said on every run until forgotten: a refused entry never leaves by itself.
     if (rejected > 0)
       this.reporter.progress(
-        `${rejected} entr${rejected === 1 ? 'y' : 'ies'} in ${this.store.directory} the server refused earlier; kept, not retried (see pn-supervise status)`,
+        `${rejected} entr${rejected === 1 ? 'y' : 'ies'} in ${this.store.directory} the server refused earlier; kept, not retried: ` +
+          `pn-supervise status --state-dir ${this.store.directory} lists them, pn-supervise forget COMMAND_ID --state-dir ${this.store.directory} removes one`,
       );
     if (otherSessions > 0)
       this.reporter.progress(
@@ -280,17 +339,29 @@ export class Supervisor {
       this.stopWaiting('stopped_before_start');
       return;
     }
+    const wait = `${seconds(this.options.shutdownWaitMs)} (--shutdown-wait)`;
+    const kept = `what is not delivered by then stays in ${this.store.directory} for the next run`;
     if (!entry.completion) {
       entry.stop_request = { reason: signal === 'SIGINT' ? 'interrupted' : 'terminated' };
       this.store.save(entry);
       this.onStopRequest();
       if (runner.isRunning) {
+        this.reporter.error(
+          `received ${signal}: passed on to the command (SIGKILL in ${seconds(KILL_GRACE_MS)} if it still runs); ` +
+            `its end is reported as a stop and delivered, waiting at most ${wait} for the server; ${kept}`,
+        );
         runner.shutdown(signal);
         void this.deliverer.drain(entry).catch(() => undefined);
+      } else {
+        this.reporter.error(`received ${signal} as the command ended: delivering its end, waiting at most ${wait} for the server; ${kept}`);
       }
       return;
     }
     // The command has ended: its records are being delivered, for a bounded time.
+    this.reporter.error(
+      `received ${signal}: the command already ended (exit status ${entry.completion.exit_status}); ` +
+        `delivering its records, waiting at most ${wait} more for the server; ${kept}`,
+    );
     this.startShutdownWait();
   }
 
@@ -324,7 +395,8 @@ export class Supervisor {
   private refused(rejection: DeliveryRejectedError): number {
     const { status, code } = rejection.problem;
     this.reporter.error(
-      `the server refused the record (${status} ${code}): ${rejection.problem.detail}; it is kept in ${this.store.directory} (see pn-supervise status and forget)`,
+      `the server refused the record (${status} ${code}): ${rejection.problem.detail}; it is kept in ${this.store.directory}, never retried ` +
+        `(pn-supervise forget ${this.entry?.command_id ?? 'COMMAND_ID'} --state-dir ${this.store.directory} removes it)`,
     );
     return 2;
   }

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -10,6 +10,7 @@ import { PublishProcessLifecycleHandler } from './commands/publish-process-lifec
 import { PN_CONNECTION } from './constants.js';
 import { dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 import { runMigrationsExclusively } from './persistence/migration-lock.js';
+import { SchemaNewerThanCodeError } from './persistence/schema-newer-than-code.error.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal-writer.service.js';
 import {
@@ -100,11 +101,18 @@ export class ProcessNotificationsModule extends ConfigurableModuleClass {
           useFactory: (options: ProcessNotificationsModuleOptions) => ({
             ...dataSourceOptionsFromUrl(options.databaseUrl),
             migrationsRun: false,
+            // A schema newer than this code does not get better by waiting.
+            toRetry: (error: unknown) => !(error instanceof SchemaNewerThanCodeError),
           }),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             try {
-              await runMigrationsExclusively(dataSource, { transaction: 'all' });
+              const applied = await runMigrationsExclusively(dataSource, { transaction: 'all' });
+              // One line per migration applied, so an upgrade's schema change is in the log.
+              const logger = new Logger('Migrations');
+              for (const migration of applied) logger.log(`applied migration ${migration.name}`);
+              if (applied.length > 0)
+                logger.log(`schema up to date: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied now`);
             } catch (error) {
               await dataSource.destroy();
               throw error;
