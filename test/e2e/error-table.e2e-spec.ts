@@ -124,7 +124,7 @@ describe('REST API v1: every error of the §8 table', () => {
     expect(await journalLength(sessionId)).toBe(0);
   });
 
-  it('404 not_found: consuming an id the loop never accepted', async () => {
+  it('404 not_found: consuming an id the loop never journaled', async () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     const response = await t.http
       .post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/${randomUUID()}/consume`)

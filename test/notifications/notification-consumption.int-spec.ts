@@ -86,7 +86,7 @@ describe('consuming a pending notification (spec sections 4 and 8)', () => {
       ({ loopId: otherLoop } = await t.service.openLoop(t.sessionId));
     });
 
-    /** The not_found answer of §8: the loop never accepted this id. */
+    /** The not_found answer of §8: no notification of this loop was journaled under this id. */
     async function expectNotFound(loop: string, commandId: string): Promise<void> {
       const error = await rejection(t.service.consume(t.sessionId, loop, commandId));
       expect(error).toBeInstanceOf(NotificationNotFoundError);

@@ -310,7 +310,8 @@ export class ProcessNotificationsClient {
   }
 
   /**
-   * Consumes a notification: frees its place in the loop's pending set. Consumes of one loop
+   * Consumes a notification of the loop: frees its place in the pending set (one the loop refused
+   * but journaled, `inbox_full` or stopped, is consumed too). Consumes of one loop
    * issued close together (in the same turn of the event loop, or while the previous batch is on
    * its way) travel as one {@link consumeMany} request, each answered as if alone: `{consumed,
    * sequence}`, or a {@link ProblemError} `not_found`. A call with its own `signal` or `onRetry`

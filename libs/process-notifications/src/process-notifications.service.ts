@@ -232,7 +232,11 @@ export class ProcessNotificationsService {
     );
   }
 
-  /** Consumes a pending notification; a second consume answers `consumed: false`. */
+  /**
+   * Consumes a notification of the loop: a pending one, or one it refused but journaled
+   * (`inbox_full`, stopped); a second consume answers `consumed: false`, an id the loop never
+   * journaled throws `NotificationNotFoundError`.
+   */
   consume(sessionId: string, loopId: string, commandId: string): Promise<NotificationConsumption> {
     return this.commandBus.execute(new ConsumeProcessNotificationCommand(sessionId, loopId, commandId));
   }

@@ -165,7 +165,7 @@ class Client(BaseClient):
         on_retry: OnRetry | None = None,
     ) -> Consumption:
         """``POST .../process-notifications/:command_id/consume``: frees the notification's place;
-        ``consumed`` is False the second time; an id the loop never accepted is 404 ``not_found``."""
+        ``consumed`` is False the second time; an id the loop never journaled is 404 ``not_found``."""
         return self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
 
     def journal(

@@ -1,8 +1,13 @@
 /*
  * Every closed set of the library: process states, terminal reasons and their pairs, lifecycle
  * kinds, journal kinds, dispositions, stop causes, loop engines and states, error codes.
- * This file is the only copy: validation, the journal, the errors, the HTTP layer and the docs
- * all read from here.
+ * The one definition the library and the server use: validation, the journal, the errors and
+ * the HTTP layer (its OpenAPI schemas too) import it. Packages that cannot import the library
+ * keep a copy, held to this one by a drift test: the TypeScript client
+ * (`libs/process-notifications-client/src/vocabulary.ts`, `test/package/client-vocabulary.spec.ts`)
+ * and the Python client (`vocabulary.py`, `test/package/python-client-vocabulary.int-spec.ts`).
+ * The docs are written by hand, and `test/support/contract-vocabulary.ts` from the contract's
+ * text on purpose, so that tests do not take their expected answers from this file.
  */
 
 /** Every process state, in the order the contract lists them. */
