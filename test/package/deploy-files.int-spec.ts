@@ -14,9 +14,9 @@ const packageJson = JSON.parse(read('package.json')) as { scripts: Record<string
 /** `start:prod` as words: `node`, its flags, the entry point. */
 const START_PROD = packageJson.scripts['start:prod']!.split(' ');
 
-/** Every variable the server's configuration reads (`env.NAME`, `integer(env, 'NAME', ...)`). */
+/** Every variable the server's configuration reads (`env.NAME`, `integer(env, 'NAME', ...)`, `onOff(env, 'NAME', ...)`). */
 const SERVER_VARIABLES = new Set(
-  [...read('src/config/server-config.ts').matchAll(/env\.([A-Z][A-Z0-9_]+)|integer\(env, '([A-Z][A-Z0-9_]+)'/g)].map(
+  [...read('src/config/server-config.ts').matchAll(/env\.([A-Z][A-Z0-9_]+)|(?:integer|onOff)\(env, '([A-Z][A-Z0-9_]+)'/g)].map(
     (match) => match[1] ?? match[2]!,
   ),
 );
@@ -51,12 +51,14 @@ describe('the deploy files of docs/production.md', () => {
         'PN_LOOP_CAPACITY',
         'PN_MAX_LOOPS_PER_SESSION',
         'PN_MAX_STREAMS_PER_SESSION',
+        'PN_MAX_ADMIN_STREAMS',
         'PN_JOURNAL_TIMEOUT_MS',
         'PN_RETENTION_DAYS',
         'PN_LOG_LEVEL',
         'PN_NODE_URL',
         'PN_LEASE_TTL_MS',
         'PN_CONSOLE',
+        'PN_API_DOCS',
       ]),
     );
     // The environment table of the guide lists each of them, and nothing else of ours.
