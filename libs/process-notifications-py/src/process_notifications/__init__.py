@@ -10,9 +10,11 @@ from .async_client import AsyncClient
 from .client import Client
 from .errors import CompletionTimeoutError, NetworkError, ProblemError, ProcessNotificationsError
 from .models import (
+    ClosedSession,
     CompletionDelivery,
     CompletionNotificationBody,
     CompletionUpdate,
+    ConsumeResult,
     Consumption,
     JournalPage,
     JournalRecord,
@@ -23,23 +25,28 @@ from .models import (
     ProcessOutcome,
     Session,
     SessionCreated,
+    SessionToken,
 )
 from .retry import RetryNotice, RetryPolicy
 from .sse import ServerSentEvent, SseDecoder
+from .tracker import LoopEvent
 
 __all__ = [
     "AsyncClient",
     "Client",
+    "ClosedSession",
     "CompletionDelivery",
     "CompletionNotificationBody",
     "CompletionTimeoutError",
     "CompletionUpdate",
+    "ConsumeResult",
     "Consumption",
     "JournalPage",
     "JournalRecord",
     "LifecyclePublication",
     "LifecycleRecordBody",
     "Loop",
+    "LoopEvent",
     "NetworkError",
     "PendingNotification",
     "ProblemError",
@@ -50,5 +57,6 @@ __all__ = [
     "ServerSentEvent",
     "Session",
     "SessionCreated",
+    "SessionToken",
     "SseDecoder",
 ]
