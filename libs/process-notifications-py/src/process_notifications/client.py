@@ -251,12 +251,15 @@ class Client(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> Generator[CompletionUpdate, None, None]:
-        """The loop's completions (spec section 14): first the notifications pending now, in
-        acceptance order, then each one journaled for the loop later (one refused as
-        ``inbox_full`` included), each once as ``update == "new"``, across reconnects; a
-        notification whose outcome record is journaled after it comes once more as
-        ``update == "outcome"``. ``after_sequence`` resumes: only notifications journaled after
-        it are new. Its reads retry as deliveries do (``retry=False``: they fail fast, and a dropped
+        """The loop's completions (spec section 14): first the notifications pending now (the
+        loop's unconsumed ones), in acceptance order, then each one journaled for the loop later
+        (one refused as ``inbox_full`` included), each once as ``update == "new"``, across
+        reconnects and server restarts; a notification whose outcome record is journaled after it
+        comes once more as ``update == "outcome"`` (also when both were journaled before the
+        call). ``after_sequence`` resumes: only notifications journaled after it are new, and an
+        outcome journaled after it of one the caller had is yielded. One request for the whole
+        iteration (the loop's stream, ``GET .../loops/:lid/events``, resumed after its last
+        event when it drops), constant work per item. Its reads retry as deliveries do (``retry=False``: they fail fast, and a dropped
         stream raises; a policy: with it). It ends when the caller stops iterating (or closes it),
         or quietly at ``deadline`` seconds."""
         check_after_sequence(after_sequence)
@@ -282,7 +285,8 @@ class Client(BaseClient):
         are known (at once, without the outcome, when ``wait_for_outcome`` is False), or at the
         timeout with ``outcome`` ``None`` if only the notification came; raises
         :class:`CompletionTimeoutError` (a ``TimeoutError``) when no notification came. One
-        journaled before the call is found, not waited for. ``deadline``, when given, bounds the
+        journaled before the call and not consumed is found, not waited for. It reads the loop's
+        stream, as ``completions()`` does: one request, constant work per notification passed. ``deadline``, when given, bounds the
         wait as ``timeout`` does (the sooner of the two); ``retry`` is ``completions()``'s."""
         matches = completion_target(command_id, process_handle)
         timeout = wait_timeout(timeout, deadline)
