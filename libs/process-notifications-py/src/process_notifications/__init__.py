@@ -29,7 +29,6 @@ from .models import (
 )
 from .retry import RetryNotice, RetryPolicy
 from .sse import ServerSentEvent, SseDecoder
-from .tracker import LoopEvent
 
 __all__ = [
     "AsyncClient",
@@ -46,7 +45,6 @@ __all__ = [
     "LifecyclePublication",
     "LifecycleRecordBody",
     "Loop",
-    "LoopEvent",
     "NetworkError",
     "PendingNotification",
     "ProblemError",
