@@ -87,6 +87,10 @@ def test_completions_reads_a_large_backlog_and_live_ones_with_one_request(server
         found = reader.wait_for_completion(sid, lid, command_id=live[-1]["command_id"], timeout=120, wait_for_outcome=False)
         assert found.command_id == live[-1]["command_id"]
         assert log.paths == [f"/v1/sessions/{sid}/loops/{lid}/events"]
+        # What the stream gave is consumed at once, those refused inbox_full (never in the
+        # pending set) included: no 404 for a notification journaled for the loop.
+        results = reader.consume_many(sid, lid, [body["command_id"] for body in backlog[-256:]])
+        assert [(result.consumed, result.code) for result in results] == [(True, None)] * 256
 
 
 @pytest.mark.asyncio
