@@ -37,6 +37,7 @@ describe("the Python client's copy of the closed sets", () => {
     ['STOP_CAUSES', library.STOP_CAUSES],
     ['LOOP_ENGINES', library.LOOP_ENGINES],
     ['LOOP_STATES', library.LOOP_STATES],
+    ['SESSION_STATES', library.SESSION_STATES],
     ['SUCCESS_DISPOSITIONS', library.SUCCESS_DISPOSITIONS],
     [
       'PROBLEM_DISPOSITIONS',
@@ -58,6 +59,7 @@ describe("the Python client's copy of the closed sets", () => {
         'PROBLEM_CODES',
         'PROBLEM_DISPOSITIONS',
         'PROCESS_STATES',
+        'SESSION_STATES',
         'STOP_CAUSES',
         'SUCCESS_DISPOSITIONS',
         'TERMINAL_PAIRS',

@@ -14,6 +14,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 REPO = Path(__file__).resolve().parents[3]
 SERVER_MAIN = REPO / "dist" / "src" / "main.js"
 SUPERVISOR_MAIN = REPO / "libs" / "pn-supervise" / "dist" / "main.js"
@@ -124,3 +126,25 @@ def completed_record(completion: dict[str, Any], exit_code: int = 0) -> dict[str
         "exit_code": exit_code,
         "command_id": completion["command_id"],
     }
+
+
+class RequestLog:
+    """The paths of the HTTP requests a client sends, from an ``httpx`` request event hook on its
+    connection pool: what the real server was asked, counted on the way out."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    def sync_hook(self, request: httpx.Request) -> None:
+        self.paths.append(request.url.path)
+
+    async def async_hook(self, request: httpx.Request) -> None:
+        self.paths.append(request.url.path)
+
+    def watch(self, http: httpx.Client | httpx.AsyncClient) -> RequestLog:
+        """Hooks onto ``http`` (a client's ``_http``); returns itself."""
+        if isinstance(http, httpx.AsyncClient):
+            http.event_hooks = {"request": [self.async_hook], "response": []}
+        else:
+            http.event_hooks = {"request": [self.sync_hook], "response": []}
+        return self

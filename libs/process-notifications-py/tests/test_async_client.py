@@ -161,7 +161,7 @@ async def test_completions_across_a_dropped_stream_until_cancelled(database: Pat
                     await taken.put(item)
 
             task = asyncio.create_task(follow())
-            for _ in range(2):
+            for _ in range(3):
                 await asyncio.wait_for(taken.get(), 60)
             third = notification(sid, lid)
             await client.deliver_completion(third)
@@ -180,14 +180,15 @@ async def test_completions_across_a_dropped_stream_until_cancelled(database: Pat
                 await task
             assert task.cancelled()
         assert updates_of(got) == [
-            (first["command_id"], "new", 0),
+            (first["command_id"], "new", None),
+            (first["command_id"], "outcome", 0),
             (second["command_id"], "new", None),
             (third["command_id"], "new", None),
             (third["command_id"], "outcome", 4),
             (fourth["command_id"], "new", None),
             (fourth["command_id"], "outcome", 5),
         ]
-        assert any(notice.operation == "events" for notice in notices)
+        assert any(notice.operation == "loop_events" for notice in notices)
     finally:
         server.stop()
 

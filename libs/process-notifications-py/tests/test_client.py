@@ -242,7 +242,8 @@ class TestCompletions:
                 client.publish_lifecycle(completed_record(first, exit_code=0))
                 client.deliver_completion(second)
                 updates = client.completions(sid, lid, on_retry=notices.append)
-                got = [next(updates), next(updates)]
+                # The first's outcome was journaled after it: replayed as new, then as its outcome.
+                got = [next(updates) for _ in range(3)]
                 # A later one, journaled while the iterator is between items, then its outcome.
                 third = notification(sid, lid, process_handle="third")
                 client.deliver_completion(third)
@@ -262,15 +263,16 @@ class TestCompletions:
                 with pytest.raises(StopIteration):
                     next(updates)
             assert updates_of(got) == [
-                (first["command_id"], "new", 0),
+                (first["command_id"], "new", None),
+                (first["command_id"], "outcome", 0),
                 (second["command_id"], "new", None),
                 (third["command_id"], "new", None),
                 (third["command_id"], "outcome", 4),
                 (fourth["command_id"], "new", None),
                 (fourth["command_id"], "outcome", 5),
             ]
-            # The drop was seen and survived: the stream was reconnected.
-            assert any(notice.operation == "events" for notice in notices)
+            # The drop was seen and survived: the loop's stream was reconnected.
+            assert any(notice.operation == "loop_events" for notice in notices)
         finally:
             server.stop()
 
@@ -289,20 +291,19 @@ class TestCompletions:
             client.completions(loop.session_id, loop.loop_id, after_sequence=-1)
 
     def test_does_not_yield_a_notification_consumed_before_it_was_read(self, client: Client, loop: Loop) -> None:
-        kept = notification(loop.session_id, loop.loop_id)
         gone = notification(loop.session_id, loop.loop_id)
+        kept = notification(loop.session_id, loop.loop_id)
+        client.deliver_completion(gone)
         client.deliver_completion(kept)
+        client.consume(loop.session_id, loop.loop_id, gone["command_id"])
         updates = client.completions(loop.session_id, loop.loop_id, deadline=60)
         try:
             assert next(updates).notification.command_id == kept["command_id"]
-            client.deliver_completion(gone)
-            client.consume(loop.session_id, loop.loop_id, gone["command_id"])
             last = notification(loop.session_id, loop.loop_id)
             client.deliver_completion(last)
             assert next(updates).notification.command_id == last["command_id"]
         finally:
             updates.close()
-
 
 class TestConsumeAndJournal:
     def test_consume_twice_and_an_unknown_id(self, client: Client, loop: Loop) -> None:
@@ -377,7 +378,7 @@ class TestNoServer:
                 next(client.completions(sid, lid, retry=False))
             # Retried as deliveries are, until the deadline ends the iteration quietly.
             assert list(client.completions(sid, lid, deadline=0.3, on_retry=notices.append)) == []
-            assert notices and {notice.operation for notice in notices} == {"pending_notifications"}
+            assert notices and {notice.operation for notice in notices} == {"loop_events"}
             with pytest.raises(CompletionTimeoutError):
                 client.wait_for_completion(sid, lid, command_id=str(uuid.uuid4()), timeout=None, deadline=0.3)
 

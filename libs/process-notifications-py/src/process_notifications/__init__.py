@@ -10,9 +10,11 @@ from .async_client import AsyncClient
 from .client import Client
 from .errors import CompletionTimeoutError, NetworkError, ProblemError, ProcessNotificationsError
 from .models import (
+    ClosedSession,
     CompletionDelivery,
     CompletionNotificationBody,
     CompletionUpdate,
+    ConsumeResult,
     Consumption,
     JournalPage,
     JournalRecord,
@@ -23,6 +25,7 @@ from .models import (
     ProcessOutcome,
     Session,
     SessionCreated,
+    SessionToken,
 )
 from .retry import RetryNotice, RetryPolicy
 from .sse import ServerSentEvent, SseDecoder
@@ -30,10 +33,12 @@ from .sse import ServerSentEvent, SseDecoder
 __all__ = [
     "AsyncClient",
     "Client",
+    "ClosedSession",
     "CompletionDelivery",
     "CompletionNotificationBody",
     "CompletionTimeoutError",
     "CompletionUpdate",
+    "ConsumeResult",
     "Consumption",
     "JournalPage",
     "JournalRecord",
@@ -50,5 +55,6 @@ __all__ = [
     "ServerSentEvent",
     "Session",
     "SessionCreated",
+    "SessionToken",
     "SseDecoder",
 ]

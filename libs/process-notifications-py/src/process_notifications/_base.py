@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Generic, Literal, Mapping, TypeAlias, TypeVar
+from typing import Any, Callable, Generic, Literal, Mapping, Sequence, TypeAlias, TypeVar
 from urllib.parse import quote, urlencode
 
 import httpx
 
 from .errors import NetworkError, ProblemError
 from .models import (
+    ClosedSession,
     CompletionDelivery,
+    ConsumeResult,
     Consumption,
     JournalPage,
     LifecyclePublication,
@@ -22,8 +24,11 @@ from .models import (
     PendingNotification,
     Session,
     SessionCreated,
+    SessionToken,
+    consume_results,
     pending_list,
 )
+from .consume_batcher import MAX_CONSUME_BATCH
 from .retry import RetryNotice, RetryPolicy, reason_of
 
 T = TypeVar("T")
@@ -34,8 +39,6 @@ OnRetry: TypeAlias = Callable[[RetryNotice], None]
 Retry: TypeAlias = bool | RetryPolicy | None
 """A call's ``retry``: ``True`` or ``False``, a policy (retry, with it), or ``None`` (the call's default)."""
 
-# Journal records read per page while completions() catches up (the route's most).
-CATCH_UP_PAGE = 1000
 # A sync stream bounded by a deadline is reopened (resuming) once a read could run past the
 # deadline by more than a twentieth of the stream's read timeout (at least a second), so that a
 # wait ends close to its timeout without reconnecting at every keep-alive.
@@ -86,6 +89,18 @@ class Calls:
         return Call("get_session", "GET", f"/v1/sessions/{_segment(session_id)}", Session.from_json)
 
     @staticmethod
+    def rotate_session_token(session_id: str) -> Call[SessionToken]:
+        # Not retried by default: an answer lost on the way would leave a token nobody has.
+        path = f"/v1/sessions/{_segment(session_id)}/token"
+        return Call("rotate_session_token", "POST", path, SessionToken.from_json, b"{}")
+
+    @staticmethod
+    def close_session(session_id: str) -> Call[ClosedSession]:
+        # Idempotent: every close answers the same closed_at, so it retries like the other writes.
+        path = f"/v1/sessions/{_segment(session_id)}/close"
+        return Call("close_session", "POST", path, ClosedSession.from_json, b"{}", True)
+
+    @staticmethod
     def open_loop(session_id: str, engine: str, loop_id: str | None) -> Call[Loop]:
         body = {"engine": engine} if loop_id is None else {"engine": engine, "loop_id": loop_id}
         return Call("open_loop", "POST", f"/v1/sessions/{_segment(session_id)}/loops", Loop.from_json, _json_body(body))
@@ -119,6 +134,16 @@ class Calls:
         return Call("consume", "POST", path, Consumption.from_json, b"{}", True)
 
     @staticmethod
+    def consume_many(session_id: str, loop_id: str, command_ids: Sequence[str]) -> Call[list[ConsumeResult]]:
+        if isinstance(command_ids, str):
+            raise TypeError("consume_many takes a sequence of command ids, not one string")
+        if not 1 <= len(command_ids) <= MAX_CONSUME_BATCH:
+            raise ValueError(f"consume_many takes 1 to {MAX_CONSUME_BATCH} command ids, got {len(command_ids)}")
+        path = f"{_loop_path(session_id, loop_id)}/process-notifications/consume"
+        body = _json_body({"command_ids": list(command_ids)})
+        return Call("consume_many", "POST", path, consume_results, body, True)
+
+    @staticmethod
     def journal(session_id: str, after: int, limit: int) -> Call[JournalPage]:
         query = urlencode({"after": after, "limit": limit})
         return Call("journal", "GET", f"/v1/sessions/{_segment(session_id)}/journal?{query}", JournalPage.from_json)
@@ -130,6 +155,10 @@ class Calls:
     @staticmethod
     def events_path(session_id: str) -> str:
         return f"/v1/sessions/{_segment(session_id)}/events"
+
+    @staticmethod
+    def loop_events_path(session_id: str, loop_id: str) -> str:
+        return f"{_loop_path(session_id, loop_id)}/events"
 
 
 class BaseClient:

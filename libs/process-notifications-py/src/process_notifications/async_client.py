@@ -7,12 +7,11 @@ import asyncio
 import json
 from contextlib import aclosing
 from types import TracebackType
-from typing import Any, AsyncGenerator, Mapping, TypeVar
+from typing import Any, AsyncGenerator, Mapping, Sequence, TypeVar
 
 import httpx
 
 from ._base import (
-    CATCH_UP_PAGE,
     TRANSPORT_ERRORS,
     BaseClient,
     Call,
@@ -26,9 +25,12 @@ from ._base import (
     wait_timeout,
 )
 from .errors import CompletionTimeoutError, NetworkError, ProblemError
+from .consume_batcher import ConsumeBatcher
 from .models import (
+    ClosedSession,
     CompletionDelivery,
     CompletionUpdate,
+    ConsumeResult,
     Consumption,
     JournalPage,
     JournalRecord,
@@ -37,10 +39,11 @@ from .models import (
     PendingNotification,
     Session,
     SessionCreated,
+    SessionToken,
 )
 from .retry import RetryPolicy
-from .sse import SseDecoder
-from .tracker import CompletionTracker, notification_from_record
+from .sse import ServerSentEvent, SseDecoder
+from .tracker import CompletionTracker, LoopEvent
 
 T = TypeVar("T")
 
@@ -63,6 +66,8 @@ class AsyncClient(BaseClient):
     ) -> None:
         super().__init__(base_url, token, retry=retry, request_timeout=request_timeout, on_retry=on_retry)
         self._http = httpx.AsyncClient()
+        # One per loop (and retry setting) with consumes waiting or on their way.
+        self._consume_batchers: dict[tuple[str, str, str, float | None], ConsumeBatcher] = {}
 
     def with_token(self, token: str) -> AsyncClient:
         """A client with the same settings and another bearer token (close it too)."""
@@ -93,6 +98,18 @@ class AsyncClient(BaseClient):
     ) -> Session:
         """As :meth:`Client.get_session`."""
         return await self._send(Calls.get_session(session_id), deadline, retry, on_retry)
+
+    async def rotate_session_token(
+        self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> SessionToken:
+        """As :meth:`Client.rotate_session_token` (not retried unless ``retry``)."""
+        return await self._send(Calls.rotate_session_token(session_id), deadline, retry, on_retry)
+
+    async def close_session(
+        self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> ClosedSession:
+        """As :meth:`Client.close_session` (idempotent: retried like the other writes)."""
+        return await self._send(Calls.close_session(session_id), deadline, retry, on_retry)
 
     async def open_loop(
         self,
@@ -152,8 +169,40 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> Consumption:
-        """As :meth:`Client.consume`."""
-        return await self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+        """As :meth:`Client.consume`, but consumes of one loop issued close together (in the same
+        turn of the event loop, or while the previous batch is on its way) travel as one
+        :meth:`consume_many` request, each answered as if alone: a :class:`Consumption`, or a
+        :class:`ProblemError` ``not_found``. A call with its own ``on_retry`` or a policy as
+        ``retry`` goes alone, as ``POST .../process-notifications/:command_id/consume``."""
+        if on_retry is not None or isinstance(retry, RetryPolicy):
+            return await self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+        # Calls that retry alike share a batch.
+        key = (session_id, loop_id, repr(retry), deadline)
+        batcher = self._consume_batchers.get(key)
+        if batcher is None:
+
+            async def send(command_ids: list[str]) -> list[ConsumeResult]:
+                return await self.consume_many(session_id, loop_id, command_ids, deadline=deadline, retry=retry)
+
+            def forget() -> None:
+                self._consume_batchers.pop(key, None)
+
+            batcher = ConsumeBatcher(send, forget)
+            self._consume_batchers[key] = batcher
+        return await batcher.consume(command_id)
+
+    async def consume_many(
+        self,
+        session_id: str,
+        loop_id: str,
+        command_ids: Sequence[str],
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> list[ConsumeResult]:
+        """As :meth:`Client.consume_many`."""
+        return await self._send(Calls.consume_many(session_id, loop_id, command_ids), deadline, retry, on_retry)
 
     async def journal(
         self,
@@ -272,71 +321,36 @@ class AsyncClient(BaseClient):
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 await policy.async_sleep(delay)
 
-    # -- the loop's side: the only place that knows which routes completions() reads -------------
-
-    async def _pending_view(self, session_id: str, loop_id: str, how: LoopReads) -> dict[str, PendingNotification]:
-        pending = await self._send(Calls.pending_notifications(session_id, loop_id), None, how.retry, how.on_retry)
-        return {notification.command_id: notification for notification in pending}
-
-    async def _catch_up(self, session_id: str, after: int, how: LoopReads) -> tuple[list[JournalRecord], int]:
-        """The journal after ``after``, whole, in pages; and the position after it."""
-        window: list[JournalRecord] = []
-        while True:
-            page = await self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, how.retry, how.on_retry)
-            window.extend(page.records)
-            after = page.next_after
-            if len(page.records) < CATCH_UP_PAGE:
-                return window, after
-
-    def _follow(self, session_id: str, after: int, how: LoopReads) -> AsyncGenerator[JournalRecord, None]:
-        return self._events(session_id, str(after), self._policy(how.retry, True), how.on_retry)
+    # -- the loop's side: the only place that knows which route completions() reads --------------
 
     async def _completions(
         self, session_id: str, loop_id: str, after_sequence: int | None, how: LoopReads
     ) -> AsyncGenerator[CompletionUpdate, None]:
-        tracker = CompletionTracker(loop_id.lower())
-        pending = list((await self._pending_view(session_id, loop_id, how)).values())
-        for notification in pending:
-            if after_sequence is not None and notification.sequence <= after_sequence:
-                tracker.already_delivered(notification)
-            else:
-                yield tracker.yield_new(notification)
-        # Catch up from the newest notification the view showed: what was journaled since is read
-        # whole, so a notification consumed in the meantime is not yielded as new.
-        start = after_sequence if after_sequence is not None else max([0, *(n.sequence for n in pending)])
-        window, position = await self._catch_up(session_id, start, how)
-        consumed = {r.cause_command_id for r in window if r.kind == "process_notification_consumed" and r.cause_command_id}
-        view: dict[str, PendingNotification] | None = None
-        for record in window:
-            update = tracker.outcome_update(record)
-            if update is not None:
-                yield update
-            found = tracker.notification_of(record)
-            if found is None or found.payload is None or found.payload["command_id"] in consumed:
-                continue
-            # The view knows an outcome journaled before the window; read it once for the window.
-            if view is None:
-                view = await self._pending_view(session_id, loop_id, how)
-            command_id = found.payload["command_id"]
-            entry = view.get(command_id)
-            yield tracker.yield_new(entry or notification_from_record(found, tracker.early_outcome(command_id)))
-        async with aclosing(self._follow(session_id, position, how)) as records:
-            async for record in records:
-                update = tracker.outcome_update(record)
+        # One request (the loop's stream, resumed after its last event when it drops), constant
+        # work per event: the stream itself says new, outcome and consumed.
+        tracker = CompletionTracker(after_sequence)
+        path = Calls.loop_events_path(session_id, loop_id)
+        position = None if after_sequence is None else str(after_sequence)
+        policy = self._policy(how.retry, True)
+        async with aclosing(self._stream(path, "loop_events", position, policy, how.on_retry)) as events:
+            async for event in events:
+                loop_event = LoopEvent.of(event)
+                update = None if loop_event is None else tracker.take(loop_event)
                 if update is not None:
                     yield update
-                found = tracker.notification_of(record)
-                if found is None or found.payload is None:
-                    continue
-                command_id = found.payload["command_id"]
-                early = tracker.early_outcome(command_id)
-                # An outcome journaled before this stream began is in the pending view, if anywhere.
-                entry = None if early is not None else (await self._pending_view(session_id, loop_id, how)).get(command_id)
-                yield tracker.yield_new(entry or notification_from_record(found, early))
 
     async def _events(
         self, session_id: str, last_event_id: str, policy: RetryPolicy | None, on_retry: OnRetry | None
     ) -> AsyncGenerator[JournalRecord, None]:
+        async with aclosing(self._stream(Calls.events_path(session_id), "events", last_event_id, policy, on_retry)) as events:
+            async for event in events:
+                yield JournalRecord.from_json(json.loads(event.data))
+
+    async def _stream(
+        self, path: str, operation: str, last_event_id: str | None, policy: RetryPolicy | None, on_retry: OnRetry | None
+    ) -> AsyncGenerator[ServerSentEvent, None]:
+        """The server-sent events at ``path`` after ``last_event_id`` (none: where the route
+        starts), reconnecting after the last event id when the stream ends or fails."""
         failures = 0
         while True:
             timeout = httpx.Timeout(self.request_timeout, read=None)
@@ -344,7 +358,7 @@ class AsyncClient(BaseClient):
             try:
                 try:
                     async with self._http.stream(
-                        "GET", self._url(Calls.events_path(session_id)), headers=headers, timeout=timeout
+                        "GET", self._url(path), headers=headers, timeout=timeout
                     ) as response:
                         if not response.is_success:
                             raise self._problem(response, (await response.aread()).decode("utf-8", "replace"))
@@ -354,7 +368,7 @@ class AsyncClient(BaseClient):
                                 if event.id is not None:
                                     last_event_id = event.id
                                 failures = 0
-                                yield JournalRecord.from_json(json.loads(event.data))
+                                yield event
                 except TRANSPORT_ERRORS as error:
                     raise self._network_error(error) from error
             except (ProblemError, NetworkError) as failure:
@@ -362,7 +376,7 @@ class AsyncClient(BaseClient):
                 if policy is None or not policy.should_retry(failure, failures):
                     raise
                 delay = policy.delay(failures, failure)
-                self._notify(policy, "events", failures, failure, delay, on_retry)
+                self._notify(policy, operation, failures, failure, delay, on_retry)
                 await policy.async_sleep(delay)
                 continue
             if policy is None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from types import TracebackType
-from typing import Any, Generator, Mapping, TypeVar
+from typing import Any, Generator, Mapping, Sequence, TypeVar
 
 import httpx
 
 from ._base import (
-    CATCH_UP_PAGE,
     STREAM_SLACK,
     STREAM_SLACK_SHARE,
     TRANSPORT_ERRORS,
@@ -26,8 +25,10 @@ from ._base import (
 )
 from .errors import CompletionTimeoutError, NetworkError, ProblemError
 from .models import (
+    ClosedSession,
     CompletionDelivery,
     CompletionUpdate,
+    ConsumeResult,
     Consumption,
     JournalPage,
     JournalRecord,
@@ -36,10 +37,11 @@ from .models import (
     PendingNotification,
     Session,
     SessionCreated,
+    SessionToken,
 )
 from .retry import RetryPolicy
-from .sse import SseDecoder
-from .tracker import CompletionTracker, notification_from_record
+from .sse import ServerSentEvent, SseDecoder
+from .tracker import CompletionTracker, LoopEvent
 
 T = TypeVar("T")
 
@@ -55,9 +57,9 @@ class Client(BaseClient):
     Every call takes ``deadline`` (seconds: no attempt starts, and no wait ends, after it; the
     last attempt's error is raised), ``retry`` (``True``, ``False`` or a policy) and
     ``on_retry``. Reads fail fast unless ``retry=True``; ``deliver_completion``,
-    ``publish_lifecycle``, ``consume`` and ``stop_loop`` retry with the identical body while the
-    contract says so; ``create_session`` and ``open_loop`` are not retried (not idempotent)
-    unless ``retry=True``. An error answer raises :class:`ProblemError`, no answer
+    ``publish_lifecycle``, ``consume``, ``consume_many``, ``stop_loop`` and ``close_session``
+    retry with the identical body while the contract says so; ``create_session``, ``open_loop``
+    and ``rotate_session_token`` are not retried (not idempotent) unless ``retry=True``. An error answer raises :class:`ProblemError`, no answer
     :class:`NetworkError`.
     """
 
@@ -102,6 +104,24 @@ class Client(BaseClient):
     ) -> Session:
         """``GET /v1/sessions/:sid``: the session and its loops. A read: fails fast unless ``retry``."""
         return self._send(Calls.get_session(session_id), deadline, retry, on_retry)
+
+    def rotate_session_token(
+        self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> SessionToken:
+        """``POST /v1/sessions/:sid/token`` (the admin token or the session's own): a new token for
+        the session, shown once; the old one answers 401 ``unauthorized`` from now on. Not retried
+        unless ``retry``: an answer lost on the way would leave a token nobody has. A client
+        holding the old token goes on with ``with_token(answer.token)``."""
+        return self._send(Calls.rotate_session_token(session_id), deadline, retry, on_retry)
+
+    def close_session(
+        self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
+    ) -> ClosedSession:
+        """``POST /v1/sessions/:sid/close`` (the admin token or the session's own): its tokens
+        answer 401 from now on, its writes 409 ``session_closed`` (final: never retried), and the
+        admin token still reads it. Idempotent, so retried like the other writes: every close
+        answers the same ``closed_at``."""
+        return self._send(Calls.close_session(session_id), deadline, retry, on_retry)
 
     def open_loop(
         self,
@@ -165,8 +185,26 @@ class Client(BaseClient):
         on_retry: OnRetry | None = None,
     ) -> Consumption:
         """``POST .../process-notifications/:command_id/consume``: frees the notification's place;
-        ``consumed`` is False the second time; an id the loop never journaled is 404 ``not_found``."""
+        ``consumed`` is False the second time; an id never journaled for the loop is 404
+        ``not_found``. Each call is one request: a sync client has nothing to coalesce with (use
+        :meth:`consume_many` for several)."""
         return self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+
+    def consume_many(
+        self,
+        session_id: str,
+        loop_id: str,
+        command_ids: Sequence[str],
+        *,
+        deadline: float | None = None,
+        retry: Retry = None,
+        on_retry: OnRetry | None = None,
+    ) -> list[ConsumeResult]:
+        """``POST .../process-notifications/consume``: consumes 1 to 256 notifications of a loop
+        (else ``ValueError``) in one request and one journal transaction, with a result per
+        command id in the order given: ``consumed`` and ``sequence``, or ``code`` ``not_found``.
+        Retried whole, like :meth:`consume`: what committed answers ``consumed`` False on the retry."""
+        return self._send(Calls.consume_many(session_id, loop_id, command_ids), deadline, retry, on_retry)
 
     def journal(
         self,
@@ -213,12 +251,15 @@ class Client(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> Generator[CompletionUpdate, None, None]:
-        """The loop's completions (spec section 14): first the notifications pending now, in
-        acceptance order, then each one journaled for the loop later (one refused as
-        ``inbox_full`` included), each once as ``update == "new"``, across reconnects; a
-        notification whose outcome record is journaled after it comes once more as
-        ``update == "outcome"``. ``after_sequence`` resumes: only notifications journaled after
-        it are new. Its reads retry as deliveries do (``retry=False``: they fail fast, and a dropped
+        """The loop's completions (spec section 14): first the notifications pending now (the
+        loop's unconsumed ones), in acceptance order, then each one journaled for the loop later
+        (one refused as ``inbox_full`` included), each once as ``update == "new"``, across
+        reconnects and server restarts; a notification whose outcome record is journaled after it
+        comes once more as ``update == "outcome"`` (also when both were journaled before the
+        call). ``after_sequence`` resumes: only notifications journaled after it are new, and an
+        outcome journaled after it of one the caller had is yielded. One request for the whole
+        iteration (the loop's stream, ``GET .../loops/:lid/events``, resumed after its last
+        event when it drops), constant work per item. Its reads retry as deliveries do (``retry=False``: they fail fast, and a dropped
         stream raises; a policy: with it). It ends when the caller stops iterating (or closes it),
         or quietly at ``deadline`` seconds."""
         check_after_sequence(after_sequence)
@@ -244,7 +285,8 @@ class Client(BaseClient):
         are known (at once, without the outcome, when ``wait_for_outcome`` is False), or at the
         timeout with ``outcome`` ``None`` if only the notification came; raises
         :class:`CompletionTimeoutError` (a ``TimeoutError``) when no notification came. One
-        journaled before the call is found, not waited for. ``deadline``, when given, bounds the
+        journaled before the call and not consumed is found, not waited for. It reads the loop's
+        stream, as ``completions()`` does: one request, constant work per notification passed. ``deadline``, when given, bounds the
         wait as ``timeout`` does (the sooner of the two); ``retry`` is ``completions()``'s."""
         matches = completion_target(command_id, process_handle)
         timeout = wait_timeout(timeout, deadline)
@@ -300,78 +342,52 @@ class Client(BaseClient):
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 policy.sleep(delay)
 
-    # -- the loop's side: the only place that knows which routes completions() reads -------------
-
-    def _pending_view(self, session_id: str, loop_id: str, how: LoopReads) -> dict[str, PendingNotification]:
-        pending = self._send(Calls.pending_notifications(session_id, loop_id), None, how.retry, how.on_retry, how.until)
-        return {notification.command_id: notification for notification in pending}
-
-    def _catch_up(self, session_id: str, after: int, how: LoopReads) -> tuple[list[JournalRecord], int]:
-        """The journal after ``after``, whole, in pages; and the position after it."""
-        window: list[JournalRecord] = []
-        while True:
-            page = self._send(Calls.journal(session_id, after, CATCH_UP_PAGE), None, how.retry, how.on_retry, how.until)
-            window.extend(page.records)
-            after = page.next_after
-            if len(page.records) < CATCH_UP_PAGE:
-                return window, after
-
-    def _follow(self, session_id: str, after: int, how: LoopReads) -> Generator[JournalRecord, None, None]:
-        return self._events(session_id, str(after), self._policy(how.retry, True), how.until, how.on_retry)
+    # -- the loop's side: the only place that knows which route completions() reads --------------
 
     def _completions(
         self, session_id: str, loop_id: str, after_sequence: int | None, how: LoopReads
     ) -> Generator[CompletionUpdate, None, None]:
-        tracker = CompletionTracker(loop_id.lower())
+        # One request (the loop's stream, resumed after its last event when it drops), constant
+        # work per event: the stream itself says new, outcome and consumed.
+        tracker = CompletionTracker(after_sequence)
+        path = Calls.loop_events_path(session_id, loop_id)
+        position = None if after_sequence is None else str(after_sequence)
+        events = self._stream(path, "loop_events", position, self._policy(how.retry, True), how.until, how.on_retry)
         try:
-            pending = list(self._pending_view(session_id, loop_id, how).values())
-            for notification in pending:
-                if after_sequence is not None and notification.sequence <= after_sequence:
-                    tracker.already_delivered(notification)
-                else:
-                    yield tracker.yield_new(notification)
-            # Catch up from the newest notification the view showed: what was journaled since is
-            # read whole, so a notification consumed in the meantime is not yielded as new.
-            start = after_sequence if after_sequence is not None else max([0, *(n.sequence for n in pending)])
-            window, position = self._catch_up(session_id, start, how)
-            consumed = {
-                r.cause_command_id for r in window if r.kind == "process_notification_consumed" and r.cause_command_id
-            }
-            view: dict[str, PendingNotification] | None = None
-            for record in window:
-                update = tracker.outcome_update(record)
+            for event in events:
+                loop_event = LoopEvent.of(event)
+                update = None if loop_event is None else tracker.take(loop_event)
                 if update is not None:
                     yield update
-                found = tracker.notification_of(record)
-                if found is None or found.payload is None or found.payload["command_id"] in consumed:
-                    continue
-                # The view knows an outcome journaled before the window; read it once for the window.
-                if view is None:
-                    view = self._pending_view(session_id, loop_id, how)
-                command_id = found.payload["command_id"]
-                entry = view.get(command_id)
-                yield tracker.yield_new(entry or notification_from_record(found, tracker.early_outcome(command_id)))
-            for record in self._follow(session_id, position, how):
-                update = tracker.outcome_update(record)
-                if update is not None:
-                    yield update
-                found = tracker.notification_of(record)
-                if found is None or found.payload is None:
-                    continue
-                command_id = found.payload["command_id"]
-                early = tracker.early_outcome(command_id)
-                # An outcome journaled before this stream began is in the pending view, if anywhere.
-                entry = None if early is not None else self._pending_view(session_id, loop_id, how).get(command_id)
-                yield tracker.yield_new(entry or notification_from_record(found, early))
         except (ProblemError, NetworkError) as error:
             # A retried read gave up at the deadline: the iteration ends, as at the deadline.
             if how.until is not None and self.retry_policy.is_retryable(error):
                 return
             raise
+        finally:
+            events.close()
 
     def _events(
         self, session_id: str, last_event_id: str, policy: RetryPolicy | None, until: float | None, on_retry: OnRetry | None
     ) -> Generator[JournalRecord, None, None]:
+        events = self._stream(Calls.events_path(session_id), "events", last_event_id, policy, until, on_retry)
+        try:
+            for event in events:
+                yield JournalRecord.from_json(json.loads(event.data))
+        finally:
+            events.close()
+
+    def _stream(
+        self,
+        path: str,
+        operation: str,
+        last_event_id: str | None,
+        policy: RetryPolicy | None,
+        until: float | None,
+        on_retry: OnRetry | None,
+    ) -> Generator[ServerSentEvent, None, None]:
+        """The server-sent events at ``path`` after ``last_event_id`` (none: where the route
+        starts), reconnecting after the last event id when the stream ends or fails."""
         clock = self.retry_policy
         failures = 0
         while True:
@@ -383,7 +399,7 @@ class Client(BaseClient):
             reopen = False
             try:
                 try:
-                    with self._http.stream("GET", self._url(Calls.events_path(session_id)), headers=headers, timeout=timeout) as response:
+                    with self._http.stream("GET", self._url(path), headers=headers, timeout=timeout) as response:
                         if not response.is_success:
                             raise self._problem(response, response.read().decode("utf-8", "replace"))
                         decoder = SseDecoder()
@@ -392,7 +408,7 @@ class Client(BaseClient):
                                 if event.id is not None:
                                     last_event_id = event.id
                                 failures = 0
-                                yield JournalRecord.from_json(json.loads(event.data))
+                                yield event
                             if until is not None:
                                 remaining = until - clock.now()
                                 if remaining <= 0:
@@ -415,7 +431,7 @@ class Client(BaseClient):
                 delay = policy.delay(failures, failure)
                 if until is not None:
                     delay = min(delay, max(0.0, until - clock.now()))
-                self._notify(policy, "events", failures, failure, delay, on_retry)
+                self._notify(policy, operation, failures, failure, delay, on_retry)
                 policy.sleep(delay)
                 continue
             if policy is None and not reopen:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Mapping, TypedDict
 
-from .vocabulary import LifecycleKind, ProcessState, TerminalReason
+from .vocabulary import LifecycleKind, ProcessState, SessionState, TerminalReason
 
 Json = Mapping[str, Any]
 
@@ -80,14 +80,47 @@ class Loop:
 
 @dataclass(frozen=True)
 class Session:
-    """Answer of ``get_session``."""
+    """Answer of ``get_session``: ``state`` is ``closed`` once closed (``closed_at`` says when;
+    ``None`` while open)."""
 
     session_id: str
     loops: list[Loop]
+    state: SessionState = "open"
+    closed_at: str | None = None
 
     @classmethod
     def from_json(cls, body: Json) -> Session:
-        return cls(session_id=body["session_id"], loops=[Loop.from_json(loop) for loop in body["loops"]])
+        return cls(
+            session_id=body["session_id"],
+            loops=[Loop.from_json(loop) for loop in body["loops"]],
+            state=body.get("state", "open"),
+            closed_at=body.get("closed_at"),
+        )
+
+
+@dataclass(frozen=True)
+class SessionToken:
+    """Answer of ``rotate_session_token``: the session's new token, shown once."""
+
+    session_id: str
+    token: str
+
+    @classmethod
+    def from_json(cls, body: Json) -> SessionToken:
+        return cls(session_id=body["session_id"], token=body["token"])
+
+
+@dataclass(frozen=True)
+class ClosedSession:
+    """Answer of ``close_session``: the same ``closed_at`` on every close."""
+
+    session_id: str
+    state: Literal["closed"]
+    closed_at: str
+
+    @classmethod
+    def from_json(cls, body: Json) -> ClosedSession:
+        return cls(session_id=body["session_id"], state=body["state"], closed_at=body["closed_at"])
 
 
 @dataclass(frozen=True)
@@ -192,6 +225,32 @@ class Consumption:
     @classmethod
     def from_json(cls, body: Json) -> Consumption:
         return cls(consumed=body["consumed"], sequence=body["sequence"])
+
+
+@dataclass(frozen=True)
+class ConsumeResult:
+    """One command id's answer of ``consume_many``: ``consumed`` and ``sequence`` as ``consume``
+    answers them, or ``code`` ``not_found`` (then both are ``None``) for an id never journaled
+    for the loop."""
+
+    command_id: str
+    consumed: bool | None = None
+    sequence: int | None = None
+    code: Literal["not_found"] | None = None
+
+    @classmethod
+    def from_json(cls, body: Json) -> ConsumeResult:
+        return cls(
+            command_id=body["command_id"],
+            consumed=body.get("consumed"),
+            sequence=body.get("sequence"),
+            code=body.get("code"),
+        )
+
+
+def consume_results(body: Json) -> list[ConsumeResult]:
+    """The results of a batch consume, one per command id in the order sent."""
+    return [ConsumeResult.from_json(result) for result in body["results"]]
 
 
 @dataclass(frozen=True)

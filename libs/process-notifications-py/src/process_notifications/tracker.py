@@ -1,113 +1,79 @@
-"""The bookkeeping of one ``completions()`` iteration, apart from its I/O (shared by both clients)."""
+"""The bookkeeping of one ``completions()`` iteration over a loop's stream, apart from its I/O
+(shared by both clients)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Literal
 
-from .models import CompletionUpdate, JournalRecord, PendingNotification, ProcessOutcome
+from .models import CompletionUpdate, PendingNotification
+from .sse import ServerSentEvent
 
 
-def outcome_from_record(record: JournalRecord) -> tuple[str, ProcessOutcome] | None:
-    """The command id a ``completed`` or ``lost`` journal record names, and the outcome it gives it."""
-    if record.kind not in ("completed", "lost") or record.payload is None:
+@dataclass(frozen=True)
+class LoopEvent:
+    """One event of a loop's stream (``GET /v1/sessions/:sid/loops/:lid/events``): ``id`` is its
+    journal sequence; ``notification`` and ``outcome`` carry the notification as the pending view
+    shows it, ``consumed`` the command id consumed."""
+
+    id: int
+    type: Literal["notification", "outcome", "consumed"]
+    notification: PendingNotification | None = None
+    consumed_command_id: str | None = None
+
+    @staticmethod
+    def of(event: ServerSentEvent) -> LoopEvent | None:
+        """The loop event a server-sent event carries; ``None`` for a name a later version added."""
+        sequence = int(event.id) if event.id is not None and event.id.isdigit() else 0
+        if event.event == "consumed":
+            return LoopEvent(sequence, "consumed", consumed_command_id=str(json.loads(event.data)["command_id"]))
+        if event.event == "notification":
+            return LoopEvent(sequence, "notification", notification=PendingNotification.from_json(json.loads(event.data)))
+        if event.event == "outcome":
+            return LoopEvent(sequence, "outcome", notification=PendingNotification.from_json(json.loads(event.data)))
         return None
-    payload = record.payload
-    command_id = payload.get("command_id")
-    if not isinstance(command_id, str):
-        return None
-    return command_id, ProcessOutcome(
-        event_id=payload["event_id"],
-        kind=record.kind,
-        has_exit_code=bool(payload.get("has_exit_code", False)),
-        exit_code=payload.get("exit_code"),
-        diagnostic=payload.get("diagnostic"),
-        process_started_at=payload.get("process_started_at"),
-        process_finished_at=payload.get("process_finished_at"),
-    )
-
-
-def notification_from_record(record: JournalRecord, outcome: ProcessOutcome | None) -> PendingNotification:
-    """A ``process_notification`` record as the pending view would show it."""
-    payload = record.payload or {}
-    return PendingNotification(
-        command_id=payload["command_id"],
-        session_id=payload["session_id"],
-        loop_id=payload["loop_id"],
-        process_handle=payload["process_handle"],
-        state=payload["state"],
-        reason=payload["reason"],
-        sequence=record.sequence,
-        outcome=outcome,
-    )
-
-
-@dataclass
-class _Seen:
-    notification: PendingNotification
-    # The outcome the caller has been given (or, resuming, is known to have been).
-    outcome_given: bool
-    # Resuming: the event id of the outcome the pending view showed, which a later record must match.
-    expected_event_id: str | None = None
 
 
 class CompletionTracker:
-    """Which command ids were yielded and whether with their outcome, and the outcomes met in
-    the journal before their notification (the first record naming a command id wins). Feed it
-    the pending view, then journal records in sequence order; it says what to yield, each
-    command id once as ``new`` and at most once more as ``outcome``."""
+    """Takes a loop stream's events in order and says what to yield: each command id once as
+    ``new`` and at most once more as ``outcome``. Constant work per event; it holds one entry per
+    notification given and not consumed yet (a ``consumed`` event lets go of it).
 
-    def __init__(self, loop_id: str) -> None:
-        self._loop_id = loop_id
-        self._seen: dict[str, _Seen] = {}
-        # Outcomes of command ids not yielded yet, first record first.
-        self._early: dict[str, ProcessOutcome] = {}
+    ``after_sequence``, resuming: the caller already had every notification up to it, so the
+    outcome of one of those is yielded although this iteration never gave it."""
 
-    def has(self, command_id: str) -> bool:
-        """True once ``command_id`` was yielded (or, resuming, delivered before)."""
-        return command_id in self._seen
+    def __init__(self, after_sequence: int | None = None) -> None:
+        self._after_sequence = after_sequence
+        # Command ids given and not consumed yet: whether their outcome was given too.
+        self._given: dict[str, bool] = {}
 
-    def early_outcome(self, command_id: str) -> ProcessOutcome | None:
-        """An outcome met in the journal for a command id not yielded yet."""
-        return self._early.get(command_id)
+    def __len__(self) -> int:
+        """Notifications given and not known to be consumed: what this iteration holds."""
+        return len(self._given)
 
-    def yield_new(self, notification: PendingNotification) -> CompletionUpdate:
-        """Takes a notification the caller gets now as ``new``."""
-        self._seen[notification.command_id] = _Seen(notification, outcome_given=notification.outcome is not None)
-        return CompletionUpdate(notification=notification, update="new")
-
-    def already_delivered(self, notification: PendingNotification) -> None:
-        """Takes a notification the caller already had (at or before the resume position): only
-        an outcome journaled after that position is yielded for it, and only the one the view shows."""
-        self._seen[notification.command_id] = _Seen(
-            notification.with_outcome(None),
-            outcome_given=False,
-            expected_event_id=notification.outcome.event_id if notification.outcome else None,
-        )
-
-    def outcome_update(self, record: JournalRecord) -> CompletionUpdate | None:
-        """A journal record, in sequence order: the ``outcome`` update it makes, if any."""
-        found = outcome_from_record(record)
-        if found is None:
+    def take(self, event: LoopEvent) -> CompletionUpdate | None:
+        """The update an event of the stream makes, if any."""
+        if event.type == "consumed":
+            if event.consumed_command_id is not None:
+                self._given.pop(event.consumed_command_id, None)
             return None
-        command_id, outcome = found
-        seen = self._seen.get(command_id)
-        if seen is None:
-            self._early.setdefault(command_id, outcome)
+        notification = event.notification
+        if notification is None:
             return None
-        if seen.outcome_given:
+        outcome_given = self._given.get(notification.command_id)
+        if event.type == "notification":
+            if outcome_given is not None:
+                return None
+            self._given[notification.command_id] = notification.outcome is not None
+            return CompletionUpdate(notification=notification, update="new")
+        if outcome_given is True:
             return None
-        # Resuming: a record the view does not show as the outcome is a later one; it changes nothing.
-        if seen.expected_event_id is not None and seen.expected_event_id != outcome.event_id:
+        # Not given here: yielded only to a caller that had it before it resumed (else it was
+        # consumed before the stream read it).
+        if outcome_given is None and not (
+            self._after_sequence is not None and notification.sequence <= self._after_sequence
+        ):
             return None
-        seen.outcome_given = True
-        seen.notification = seen.notification.with_outcome(outcome)
-        return CompletionUpdate(notification=seen.notification, update="outcome")
-
-    def notification_of(self, record: JournalRecord) -> JournalRecord | None:
-        """The record itself when it is a notification of this loop not yielded yet; else ``None``."""
-        if record.kind != "process_notification" or record.payload is None:
-            return None
-        payload = record.payload
-        if payload.get("loop_id") != self._loop_id or payload.get("command_id") in self._seen:
-            return None
-        return record
+        self._given[notification.command_id] = True
+        return CompletionUpdate(notification=notification, update="outcome")

@@ -80,6 +80,10 @@ LOOP_ENGINES: tuple[LoopEngine, ...] = get_args(LoopEngine)
 LoopState = Literal["running", "stopped"]
 LOOP_STATES: tuple[LoopState, ...] = get_args(LoopState)
 
+SessionState = Literal["open", "closed"]
+"""A session is ``closed`` once closed: readable with the admin token, no more writes."""
+SESSION_STATES: tuple[SessionState, ...] = get_args(SessionState)
+
 SuccessDisposition = Literal["accepted", "duplicate"]
 """The answers of a delivery that succeeded."""
 SUCCESS_DISPOSITIONS: tuple[SuccessDisposition, ...] = get_args(SuccessDisposition)
