@@ -7,6 +7,9 @@ import { HttpProblemError } from '../http/http-problem.error.js';
 // Journal records read per query while catching up.
 const CATCH_UP_PAGE = 500;
 
+// The admin token's streams are counted together, apart from every session's.
+const ADMIN_STREAMS = Symbol('admin streams');
+
 /**
  * A session's journal as one stream: the records after a sequence, read from the database, and
  * read again whenever the journal says the session has new ones (committed by this node or, on
@@ -42,54 +45,12 @@ export class SessionEventStream implements OnModuleDestroy {
           : `The session already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
       );
     }
-    return new Observable<JournalRecordView>((subscriber) => {
-      if (admin) this.adminOpen += 1;
-      else this.open.set(sessionId, (this.open.get(sessionId) ?? 0) + 1);
-      let last = after;
-      let reading = false;
-      let readAgain = false;
-      // Reads everything after the last record delivered. The journal is the only source, so
-      // the stream cannot skip or repeat a record, whichever node committed it; a hint that
-      // comes during a read makes one more read.
-      const read = async (): Promise<void> => {
-        if (reading) {
-          readAgain = true;
-          return;
-        }
-        reading = true;
-        try {
-          do {
-            readAgain = false;
-            for (;;) {
-              const page = await this.service.readJournal(sessionId, last, CATCH_UP_PAGE);
-              if (subscriber.closed) return;
-              for (const record of page) {
-                if (record.sequence <= last) continue;
-                last = record.sequence;
-                subscriber.next(record);
-              }
-              if (page.length < CATCH_UP_PAGE) break;
-            }
-          } while (readAgain && !subscriber.closed);
-        } finally {
-          reading = false;
-        }
-      };
-      const fail = (error: unknown): void => subscriber.error(error);
-      // Subscribed before the first read, so nothing committed in between is missed.
-      const hints = this.service.journalChanges(sessionId).subscribe({ next: () => void read().catch(fail), error: fail });
-      read().catch(fail);
-      return () => {
-        hints.unsubscribe();
-        if (admin) {
-          this.adminOpen -= 1;
-          return;
-        }
-        const left = (this.open.get(sessionId) ?? 1) - 1;
-        if (left > 0) this.open.set(sessionId, left);
-        else this.open.delete(sessionId);
-      };
-    }).pipe(takeUntil(this.shutdown$));
+    const counted = admin ? ADMIN_STREAMS : sessionId;
+    return this.follow(counted, after, this.service.journalChanges(sessionId), async (last) => {
+      const page = await this.service.readJournal(sessionId, last, CATCH_UP_PAGE);
+      const items = page.filter((record) => record.sequence > last);
+      return { items, last: items.at(-1)?.sequence ?? last, more: page.length === CATCH_UP_PAGE };
+    });
   }
 
   /**
@@ -106,8 +67,27 @@ export class SessionEventStream implements OnModuleDestroy {
         `The loop already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
       );
     }
-    return new Observable<LoopEventView>((subscriber) => {
-      this.open.set(key, (this.open.get(key) ?? 0) + 1);
+    return this.follow(key, after, this.service.loopChanges(sessionId, loopId), async (last) => {
+      const page = await this.service.readLoopEvents(sessionId, loopId, last, CATCH_UP_PAGE);
+      // A read short of its limit reached the end: no second, empty read per hint.
+      return { items: page.events, last: Math.max(last, page.last), more: page.more };
+    });
+  }
+
+  /**
+   * Everything after `after` that `readPage` reads, then again at every hint, counted under
+   * `counted` while open. The journal is the only source, so the stream cannot skip or repeat a
+   * record, whichever node committed it; a hint that comes during a read makes one more read.
+   */
+  private follow<T>(
+    counted: string | typeof ADMIN_STREAMS,
+    after: number,
+    hints$: Observable<unknown>,
+    readPage: (last: number) => Promise<{ items: readonly T[]; last: number; more: boolean }>,
+  ): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      if (counted === ADMIN_STREAMS) this.adminOpen += 1;
+      else this.open.set(counted, (this.open.get(counted) ?? 0) + 1);
       let last = after;
       let reading = false;
       let readAgain = false;
@@ -121,11 +101,10 @@ export class SessionEventStream implements OnModuleDestroy {
           do {
             readAgain = false;
             for (;;) {
-              const page = await this.service.readLoopEvents(sessionId, loopId, last, CATCH_UP_PAGE);
+              const page = await readPage(last);
               if (subscriber.closed) return;
-              last = Math.max(last, page.last);
-              for (const event of page.events) subscriber.next(event);
-              // A read short of its limit reached the end: no second, empty read per hint.
+              last = page.last;
+              for (const item of page.items) subscriber.next(item);
               if (!page.more) break;
             }
           } while (readAgain && !subscriber.closed);
@@ -135,13 +114,17 @@ export class SessionEventStream implements OnModuleDestroy {
       };
       const fail = (error: unknown): void => subscriber.error(error);
       // Subscribed before the first read, so nothing committed in between is missed.
-      const hints = this.service.loopChanges(sessionId, loopId).subscribe({ next: () => void read().catch(fail), error: fail });
+      const hints = hints$.subscribe({ next: () => void read().catch(fail), error: fail });
       read().catch(fail);
       return () => {
         hints.unsubscribe();
-        const left = (this.open.get(key) ?? 1) - 1;
-        if (left > 0) this.open.set(key, left);
-        else this.open.delete(key);
+        if (counted === ADMIN_STREAMS) {
+          this.adminOpen -= 1;
+          return;
+        }
+        const left = (this.open.get(counted) ?? 1) - 1;
+        if (left > 0) this.open.set(counted, left);
+        else this.open.delete(counted);
       };
     }).pipe(takeUntil(this.shutdown$));
   }
