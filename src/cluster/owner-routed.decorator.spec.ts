@@ -57,6 +57,7 @@ describe('owner routing is declared beside every session route', () => {
         'POST /v1/sessions/:sid/process-lifecycle',
         'GET /v1/sessions/:sid/loops/:lid/process-notifications',
         'POST /v1/sessions/:sid/loops/:lid/process-notifications/:command_id/consume',
+        'POST /v1/sessions/:sid/loops/:lid/process-notifications/consume',
       ].sort(),
     );
     expect(sessionRoutes.filter(({ ownerRouted }) => ownerRouted === false).map(({ route }) => route)).toEqual(
