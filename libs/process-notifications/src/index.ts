@@ -59,7 +59,7 @@ export { ProcessStopRequestedEvent } from './events/process-stop-requested.event
 export { ProcessLostEvent } from './events/process-lost.event.js';
 export type { ProcessLifecycleEvent } from './events/process-lifecycle-event.type.js';
 export type { ProcessLifecycleRecord } from './events/process-lifecycle-record.interface.js';
-export type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
+export type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 
 export { ProcessNotificationsError } from './errors/process-notifications.error.js';
 export { ValidationError } from './errors/validation.error.js';

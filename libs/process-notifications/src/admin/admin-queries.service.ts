@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from '../persistence/session-leases.service.js';
 import { ProcessOutcomes } from '../outcomes/process-outcomes.service.js';
 import { CommandNotJournaledError } from '../errors/command-not-journaled.error.js';
 import { ValidationError } from '../errors/validation.error.js';
