@@ -21,8 +21,8 @@ import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
 import { SessionLeases } from './persistence/session-leases.service.js';
 import { SessionOwnership, type SessionOwner } from './cluster/session-ownership.service.js';
-import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
-import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
+import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
+import type { ProcessOutcome } from './model/process-outcome.interface.js';
 import {
   loopEventView,
   loopView,

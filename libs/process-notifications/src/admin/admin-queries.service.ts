@@ -5,7 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
 import { SessionLeases } from '../persistence/session-leases.service.js';
-import { ProcessOutcomes } from '../outcomes/process-outcomes.service.js';
+import { ProcessOutcomes } from '../persistence/process-outcomes.service.js';
 import { CommandNotJournaledError } from '../errors/command-not-journaled.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { CONSUMED_KIND } from '../persistence/journal-record.entity.js';
