@@ -19,7 +19,7 @@ import { SessionEventStream } from './sessions/session-event-stream.service.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { ShutdownState } from './shutdown/shutdown-state.js';
 import { AdminController } from './admin/admin.controller.js';
-import { RefusalLog } from './admin/refusal-log.service.js';
+import { RefusalLog } from './refusals/refusal-log.service.js';
 import { WhoamiController } from './admin/whoami.controller.js';
 
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */

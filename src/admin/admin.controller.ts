@@ -24,7 +24,7 @@ import { NotificationLocationDto } from './dto/notification-location.dto.js';
 import { NotificationLocationsDto } from './dto/notification-locations.dto.js';
 import { RefusalDto } from './dto/refusal.dto.js';
 import { RefusalsDto } from './dto/refusals.dto.js';
-import { RefusalLog } from './refusal-log.service.js';
+import { RefusalLog } from '../refusals/refusal-log.service.js';
 
 const limit = (): IntegerPipe => new IntegerPipe('limit', { default: DEFAULT_ADMIN_PAGE, min: 1, max: MAX_ADMIN_PAGE });
 const LIMIT_QUERY = {

@@ -6,7 +6,7 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingM
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { FORWARDED_HEADER, FORWARDING_REQUEST_ID_HEADER } from '../http/node-headers.js';
 import { MAX_BODY_BYTES } from '../http/read-json-body.pipe.js';
-import { BODY_TOO_LARGE, keepBody } from './buffered-body.js';
+import { BODY_TOO_LARGE, keepBody } from '../http/buffered-body.js';
 import { isOwnerRouted } from './owner-routed.decorator.js';
 
 /**

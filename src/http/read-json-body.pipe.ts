@@ -2,7 +2,7 @@ import { Injectable, type PipeTransform } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { HttpProblemError } from './http-problem.error.js';
 import { parseStrictJson } from './strict-json.js';
-import { BODY_TOO_LARGE, bufferedBody } from '../cluster/buffered-body.js';
+import { BODY_TOO_LARGE, bufferedBody } from './buffered-body.js';
 import { isJsonContentType, MAX_BODY_BYTES } from './json-media-type.js';
 
 export { MAX_BODY_BYTES };

@@ -3,7 +3,6 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { foreignRequestIdOf, REQUEST_ID_HEADER } from '../logging/request-id.js';
-import type { MetricsService } from '../metrics/metrics.service.js';
 import { requestTraceOf } from '../tracing/request-trace.js';
 import { HttpProblemError } from './http-problem.error.js';
 import { FORWARDED_HEADER, FORWARDING_REQUEST_ID_HEADER } from './node-headers.js';
@@ -45,12 +44,20 @@ function isApiPath(url: string): boolean {
  * (`/v1/sessions/:sid/loops`), {@link UNMATCHED_ROUTE} otherwise; the status is
  * {@link ABORTED_STATUS} for a client that went away before any answer was sent.
  */
+/**
+ * Where the observer counts answered requests (the metrics service): declared here, so the HTTP
+ * edge does not import the metrics folder, which builds on it.
+ */
+export interface HttpRequestCounter {
+  countHttpRequest(route: string, status: string): void;
+}
+
 export class RequestObserver {
   private readonly logs: boolean;
 
   constructor(
     private readonly logger: Logger,
-    private readonly metrics: MetricsService,
+    private readonly metrics: HttpRequestCounter,
     private readonly refuse: ProblemAnswer,
   ) {
     // Costs nothing below `info`.

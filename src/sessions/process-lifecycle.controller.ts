@@ -4,7 +4,7 @@ import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RefusalLog } from '../admin/refusal-log.service.js';
+import { RefusalLog } from '../refusals/refusal-log.service.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { admin, createHttpTestApp, notification, openSessionWithLoop, bearer, type HttpTestApp } from '../e2e/support/http-test-app.js';
-import { RefusalLog } from '../../src/admin/refusal-log.service.js';
+import { RefusalLog } from '../../src/refusals/refusal-log.service.js';
 import { dataSourceOf } from '../notifications/support/journal-probe.js';
 
 // A supervisor gone wrong floods the server with refused deliveries (spec section 12.1): the

@@ -1,6 +1,6 @@
 import * as client from 'process-notifications-client';
 import * as library from 'nestjs-process-notifications';
-import { REFUSAL_CODES, type RefusalCode } from '../../src/admin/refusal-log.service.js';
+import { REFUSAL_CODES, type RefusalCode } from '../../src/refusals/refusal-log.service.js';
 import { PROBLEM_TYPES, type ProblemCode } from '../../src/http/problem-types.js';
 
 // The dependency-free client spells out the closed sets of the API; each copy must equal the

@@ -23,7 +23,7 @@ export type {
   SessionTokenView,
   SessionView,
 } from './process-notifications.views.js';
-export type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
+export type { ProcessOutcome } from './model/process-outcome.interface.js';
 export { AdminQueries, DEFAULT_ADMIN_PAGE, DEFAULT_STALE_SECONDS, MAX_ADMIN_PAGE } from './admin/admin-queries.service.js';
 export type {
   AdminLoopQuery,
@@ -59,8 +59,8 @@ export { ProcessCompletedEvent } from './events/process-completed.event.js';
 export { ProcessStopRequestedEvent } from './events/process-stop-requested.event.js';
 export { ProcessLostEvent } from './events/process-lost.event.js';
 export type { ProcessLifecycleEvent } from './events/process-lifecycle-event.type.js';
-export type { ProcessLifecycleRecord } from './events/process-lifecycle-record.interface.js';
-export type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
+export type { ProcessLifecycleRecord } from './model/process-lifecycle-record.interface.js';
+export type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 
 export { ProcessNotificationsError } from './errors/process-notifications.error.js';
 export { ValidationError } from './errors/validation.error.js';

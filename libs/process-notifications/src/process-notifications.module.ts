@@ -28,9 +28,9 @@ import { Loops } from './loops/loops.service.js';
 import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './cluster/session-leases.service.js';
+import { SessionLeases } from './persistence/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
-import { ProcessOutcomes } from './outcomes/process-outcomes.service.js';
+import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
 import { RefusalStore } from './persistence/refusal-store.service.js';
 import { AdminQueries } from './admin/admin-queries.service.js';
 

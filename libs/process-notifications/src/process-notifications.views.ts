@@ -1,9 +1,9 @@
 import type { JournalRecordEntity } from './persistence/journal-record.entity.js';
 import type { LoopStreamOutcome, LoopStreamRow } from './persistence/loop-stream-rows.js';
-import type { ProcessCompletionNotification } from './commands/notify-process-completion/process-completion-notification.interface.js';
-import type { PendingProcessNotification } from './loops/pending-process-notification.interface.js';
+import type { ProcessCompletionNotification } from './model/process-completion-notification.interface.js';
+import type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 import type { ProcessLoop } from './loops/process-loop.js';
-import type { ProcessOutcome } from './outcomes/process-outcome.interface.js';
+import type { ProcessOutcome } from './model/process-outcome.interface.js';
 import type { JournalKind, LoopEngine, LoopState, SessionState } from './vocabulary/process-vocabulary.js';
 
 /** A loop as embedders see it. */

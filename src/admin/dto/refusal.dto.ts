@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { STOP_CAUSES, type StopCause } from 'nestjs-process-notifications';
-import { REFUSAL_CODES, type Refusal, type RefusalCode } from '../refusal-log.service.js';
+import { REFUSAL_CODES, type Refusal, type RefusalCode } from '../../refusals/refusal-log.service.js';
 
 export class RefusalDto {
   @ApiProperty({ format: 'date-time' })

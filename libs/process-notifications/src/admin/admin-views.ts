@@ -1,4 +1,4 @@
-import type { ProcessOutcome } from '../outcomes/process-outcome.interface.js';
+import type { ProcessOutcome } from '../model/process-outcome.interface.js';
 import type { LoopEngine, LoopFilter, LoopState, SessionState, TerminalReason, TerminalState } from '../vocabulary/process-vocabulary.js';
 
 /** One page of an admin list, newest first; `nextCursor` is null on the last page. */

@@ -1,4 +1,4 @@
-import type { ProcessLifecycleRecord } from './process-lifecycle-record.interface.js';
+import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
 
 /**
  * A running process was moved to the background (a `backgrounded` lifecycle record). Published

@@ -1,4 +1,4 @@
-import type { ProcessLifecycleRecord } from './process-lifecycle-record.interface.js';
+import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
 
 /**
  * A process was lost across a restart of its supervisor (a `lost` lifecycle record). Published

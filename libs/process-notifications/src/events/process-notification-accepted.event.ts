@@ -1,4 +1,4 @@
-import type { PendingProcessNotification } from '../loops/pending-process-notification.interface.js';
+import type { PendingProcessNotification } from '../model/pending-process-notification.interface.js';
 
 /** A loop accepted a notification into its pending set (published after the journal commit). */
 export class ProcessNotificationAcceptedEvent {

@@ -1,6 +1,6 @@
 import type { Subject } from 'rxjs';
 import type { LoopAnswer } from '../loops/process-loop.js';
-import type { PendingProcessNotification } from '../loops/pending-process-notification.interface.js';
+import type { PendingProcessNotification } from '../model/pending-process-notification.interface.js';
 
 /**
  * A journaled notification is ready to be handed to its loop. Internal: the LoopSaga turns it

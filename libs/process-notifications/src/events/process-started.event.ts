@@ -1,4 +1,4 @@
-import type { ProcessLifecycleRecord } from './process-lifecycle-record.interface.js';
+import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
 
 /**
  * A process started running (a `started` lifecycle record). Published once, after the journal

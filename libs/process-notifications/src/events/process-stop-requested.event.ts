@@ -1,4 +1,4 @@
-import type { ProcessLifecycleRecord } from './process-lifecycle-record.interface.js';
+import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
 
 /**
  * A stop was requested for a starting or running process (a `stop_requested` lifecycle record).

@@ -7,7 +7,7 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../../../../test/support/postgres.js';
 import { dataSourceOptionsFromUrl } from '../persistence/data-source-options.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from '../persistence/session-leases.service.js';
 import type { JournalDraft } from '../persistence/journal-draft.interface.js';
 import { JournalFeed } from './journal-feed.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';

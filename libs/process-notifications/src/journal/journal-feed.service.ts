@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
 import { ANY_SESSION, JOURNAL_CHANNEL } from '../persistence/journal-commit-hint.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from '../persistence/session-leases.service.js';
 
 // What the feed needs of a node-postgres client.
 interface ListenClient {

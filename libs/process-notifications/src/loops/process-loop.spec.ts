@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PendingProcessNotification } from './pending-process-notification.interface.js';
+import type { PendingProcessNotification } from '../model/pending-process-notification.interface.js';
 import { CONSUMED_UNHELD_KEPT, ProcessLoop } from './process-loop.js';
 
 const SESSION = randomUUID();

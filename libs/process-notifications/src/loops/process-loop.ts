@@ -1,6 +1,6 @@
 import type { LoopEngine, LoopState, StopCause, SuccessDisposition } from '../vocabulary/process-vocabulary.js';
-import type { ProcessCompletionNotification } from '../commands/notify-process-completion/process-completion-notification.interface.js';
-import type { PendingProcessNotification } from './pending-process-notification.interface.js';
+import type { ProcessCompletionNotification } from '../model/process-completion-notification.interface.js';
+import type { PendingProcessNotification } from '../model/pending-process-notification.interface.js';
 
 /** How many command ids consumed while not held a loop remembers (see {@link ProcessLoop.consumed}). */
 export const CONSUMED_UNHELD_KEPT = 1024;

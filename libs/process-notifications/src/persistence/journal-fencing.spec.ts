@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalFencing } from './journal-fencing.js';

@@ -7,7 +7,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 import { tempDir } from '../../../../test/durability/support/temp-dir.js';
 

@@ -8,7 +8,7 @@ import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { JournalWriter } from './journal-writer.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();

@@ -7,7 +7,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();

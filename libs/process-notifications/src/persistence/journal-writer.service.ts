@@ -16,7 +16,7 @@ import { LoopEntity } from './loop.entity.js';
 import { SessionEntity } from './session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
 import { SessionRows } from './session-rows.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
 import { JournalTransactionRunner } from './journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';

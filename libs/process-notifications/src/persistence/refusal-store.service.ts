@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from './session-leases.service.js';
 import { JournalWriter } from './journal-writer.service.js';
 
 /**

@@ -2,9 +2,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
 import type { LoopStopRow, PendingRow } from '../persistence/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
-import { SessionLeases } from '../cluster/session-leases.service.js';
+import { SessionLeases } from '../persistence/session-leases.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
-import type { ProcessCompletionNotification } from '../commands/notify-process-completion/process-completion-notification.interface.js';
+import type { ProcessCompletionNotification } from '../model/process-completion-notification.interface.js';
 
 /**
  * The notification a pending journal record holds. Only the canonical payload of a validated

@@ -3,7 +3,7 @@ import { ProcessHandle } from '../../validation/process-handle.decorator.js';
 import { TerminalPair } from '../../validation/terminal-pair.decorator.js';
 import type { InputSchema } from '../../validation/validate-input.js';
 import type { TerminalReason, TerminalState } from '../../vocabulary/process-vocabulary.js';
-import type { ProcessCompletionNotification } from './process-completion-notification.interface.js';
+import type { ProcessCompletionNotification } from '../../model/process-completion-notification.interface.js';
 
 /**
  * A process completion notification as the supervisor sends it (snake_case, metadata only).

@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, ValidateIf } from 'class-validator';
-import type { ProcessLifecycleRecord } from '../../events/process-lifecycle-record.interface.js';
+import type { ProcessLifecycleRecord } from '../../model/process-lifecycle-record.interface.js';
 import { CanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { LifecycleCommandId } from '../../validation/lifecycle-command-id.decorator.js';
 import { LifecycleDiagnostic } from '../../validation/lifecycle-diagnostic.decorator.js';

@@ -1,4 +1,4 @@
-import type { TerminalReason, TerminalState } from '../../vocabulary/process-vocabulary.js';
+import type { TerminalReason, TerminalState } from '../vocabulary/process-vocabulary.js';
 
 /**
  * A process completion notification as validated and journaled: the supervisor's snake_case

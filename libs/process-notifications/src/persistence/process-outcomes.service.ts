@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
-import type { ProcessLifecycleRecord } from '../events/process-lifecycle-record.interface.js';
+import { JournalWriter } from './journal-writer.service.js';
+import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
 import { OUTCOME_KINDS, type OutcomeKind } from '../vocabulary/process-vocabulary.js';
-import { ProcessOutcomeEntity } from '../persistence/process-outcome.entity.js';
-import type { ProcessOutcome } from './process-outcome.interface.js';
+import { ProcessOutcomeEntity } from './process-outcome.entity.js';
+import type { ProcessOutcome } from '../model/process-outcome.interface.js';
 
 // Most ids looked up by key in one statement, well under every driver's bound-parameter limit.
 const LOOKUP_LIMIT = 500;
