@@ -129,7 +129,7 @@ describe('pn-supervise for the loop that launches it', () => {
     expect((await supervisor.exit).status).toBe(143);
   });
 
-  it('an entry the server refused (final 4xx) is not retried by later runs: it stays for status and forget', async () => {
+  it('an entry the server refused (final 4xx) is not retried by later runs, announced by the first: it stays for status and forget', async () => {
     const { session, stateDir } = await setUp();
     // --no-check: the wrong token is found only once the records are sent (the check would refuse it up front).
     const refused = await SupervisorProcess.run(
@@ -145,7 +145,11 @@ describe('pn-supervise for the loop that launches it', () => {
     expect(next.stderr).toMatch(
       /1 entry in .* the server refused earlier; kept, not retried: .* pn-supervise forget COMMAND_ID --state-dir .* removes one\n/,
     );
-    // Only the second run's records reached the server.
+    // Said once: the run after that is silent about it.
+    const later = await SupervisorProcess.run([...session.supervisorArgs, '--state-dir', stateDir, '--', 'true']);
+    expect(later.status).toBe(0);
+    expect(later.stderr).not.toMatch(/refused/);
+    // Only the later runs' records reached the server.
     expect((await session.processRecords()).map((r) => r.idempotency_id)).not.toContain(refusedId);
     const status = await SupervisorProcess.run(['status', '--state-dir', stateDir]);
     expect(status.stdout).toMatch(new RegExp(`^${refusedId} .* supervisor=gone refused=401/unauthorized\\n$`));

@@ -83,6 +83,27 @@ describe('StateDirectoryStore', () => {
     expect(storeOf(4).takeOverAbandoned(SESSION).entries).toEqual([]);
   });
 
+  it('counts a refused entry once: the first run that finds it records that it said so, under the same name', () => {
+    const dead = storeOf(5);
+    const refused = entry({ rejected: { status: 401, code: 'unauthorized', detail: 'no' } });
+    dead.save(refused);
+    alive.delete(5);
+    const name = `${refused.command_id}.5.77.json`;
+
+    expect(storeOf(6).takeOverAbandoned(SESSION).rejected).toBe(1);
+    expect(readdirSync(dir)).toEqual([name]);
+    expect(JSON.parse(readFileSync(join(dir, name), 'utf8'))).toEqual({ ...refused, rejection_announced: true });
+    alive.delete(6);
+    expect(storeOf(7).takeOverAbandoned(SESSION).rejected).toBe(0);
+    // Still there for status and forget.
+    expect(
+      storeOf(8)
+        .list()
+        .entries.map((listed) => listed.entry.command_id),
+    ).toEqual([refused.command_id]);
+    expect(readdirSync(dir)).toEqual([name]);
+  });
+
   it('entries taken over by one supervisor are not taken again by the next one', () => {
     const dead = storeOf(10);
     const entries = Array.from({ length: 20 }, () => entry());

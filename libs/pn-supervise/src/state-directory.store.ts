@@ -64,7 +64,10 @@ export interface Listing {
 export interface TakeOver {
   /** Entries of this session whose supervisor is gone, now owned by this process. */
   readonly entries: StateEntry[];
-  /** Abandoned entries the server refused earlier; kept, not retried. */
+  /**
+   * Abandoned entries the server refused earlier that no run had announced yet; kept, not
+   * retried, and now marked announced, so the next run is silent about them.
+   */
   readonly rejected: number;
   /** Abandoned entries of other sessions, left for a supervisor of theirs. */
   readonly otherSessions: number;
@@ -160,8 +163,15 @@ export class StateDirectoryStore {
 
   /** Writes (or rewrites) an entry owned by this process, durably. */
   save(entry: StateEntry): void {
-    const path = this.pathOf(entry.command_id, this.owner);
-    const temp = `${path}.tmp`;
+    this.write(entry, this.pathOf(entry.command_id, this.owner));
+  }
+
+  /**
+   * Writes `entry` to `path` through a temporary file of this process (a leftover is tidied by
+   * a later run, as any): fsync, rename over, fsync of the directory.
+   */
+  private write(entry: StateEntry, path: string): void {
+    const temp = `${this.pathOf(entry.command_id, this.owner)}.tmp`;
     const fd = StateDirectoryStore.createTemporary(temp);
     try {
       writeSync(fd, `${JSON.stringify(entry, null, 2)}\n`);
@@ -214,7 +224,7 @@ export class StateDirectoryStore {
       }
       const { entry } = read;
       if (entry.rejected) {
-        rejected++;
+        if (!entry.rejection_announced && this.markAnnounced(name, entry)) rejected++;
         continue;
       }
       if (entry.session_id !== sessionId) {
@@ -234,6 +244,22 @@ export class StateDirectoryStore {
     }
     if (taken.length > 0) this.syncDirectory();
     return { entries: taken, rejected, otherSessions, elsewhere, skipped };
+  }
+
+  /**
+   * Records in the refused entry in file `name` (of a supervisor that is gone) that it has been
+   * announced, under the same name and owner: the same atomic write as {@link save}, so a crash
+   * leaves it announced or not, never torn. False when it could not be recorded (the file or
+   * the directory went away meanwhile): a later run announces it again, nothing is lost.
+   */
+  private markAnnounced(name: string, entry: StateEntry): boolean {
+    try {
+      this.write({ ...entry, rejection_announced: true }, this.at(name));
+      return true;
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return false;
+      throw error;
+    }
   }
 
   /** Opens the directory if it is one of this user's that nobody else may write; else throws. */

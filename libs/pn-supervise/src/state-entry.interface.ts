@@ -43,4 +43,6 @@ export interface StateEntry {
   published: EntryRecordKey[];
   /** A final refusal by the server: kept for inspection, not retried. */
   rejected?: { readonly status: number; readonly code: string; readonly detail: string };
+  /** Set once a later run has said that the refused entry is here: no run says it again (`status` still lists it). */
+  rejection_announced?: true;
 }

@@ -45,7 +45,8 @@ export class StateEntryValidator {
       ) &&
       Array.isArray(published) &&
       published.every((key) => RECORD_KEYS.includes(key as string)) &&
-      optional(rejected, (r) => isObject(r) && isInteger(r.status) && isString(r.code) && isString(r.detail))
+      optional(rejected, (r) => isObject(r) && isInteger(r.status) && isString(r.code) && isString(r.detail)) &&
+      optional(value.rejection_announced, (announced) => announced === true)
     );
   }
 }

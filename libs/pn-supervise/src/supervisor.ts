@@ -172,7 +172,8 @@ export class Supervisor {
     for (const { name, problem } of skipped) {
       this.reporter.error(`skipped ${name} in ${this.store.directory}: ${problem} (see pn-supervise status and forget)`);
     }
-    // Said on every run until forgotten: a refused entry never leaves by itself.
+    // Said once, by the first later run (the entry records it): a refused entry never leaves by
+    // itself, but saying so on every run would bury what else the runs print; status lists it.
     if (rejected > 0)
       this.reporter.progress(
         `${rejected} entr${rejected === 1 ? 'y' : 'ies'} in ${this.store.directory} the server refused earlier; kept, not retried: ` +
