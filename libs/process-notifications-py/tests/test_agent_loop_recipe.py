@@ -1,24 +1,32 @@
-"""docs/agent-loop.md's Python loop, exactly as a user copies it: the wheel built with Debian's
-Python and setuptools, installed into a fresh virtual environment outside this repository, the
-recipe checked with ``mypy --strict`` against the installed package and run there, against the
-real server and the real supervisor (``npx pn-supervise``)."""
+"""docs/agent-loop.md's Python loop, exactly as a user copies it: the page's install block run
+as written with ``sh -c`` (the wheel built with Debian's Python in this repository, installed
+into a fresh virtual environment outside it, and the supervisor installed there from its packed
+tarball), the recipe checked with ``mypy --strict`` against the installed package and run there,
+against the real server and the real supervisor (``npx pn-supervise``)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from process_notifications import Client
 
-from support import ADMIN_TOKEN, REPO, ServerProcess, node
+from support import ADMIN_TOKEN, REPO, ServerProcess
 
-PACKAGE = REPO / "libs" / "process-notifications-py"
-SUPERVISOR = REPO / "libs" / "pn-supervise"
+# As test/support/doc-commands.ts tells npm: the cache first, no audit or fund requests, and no
+# install scripts (the libraries are built before the tests run; their prepack would build again).
+NPM_ENV = {
+    "npm_config_prefer_offline": "true",
+    "npm_config_audit": "false",
+    "npm_config_fund": "false",
+    "npm_config_update_notifier": "false",
+    "npm_config_loglevel": "error",
+    "npm_config_ignore_scripts": "true",
+}
 
 
 def recipe() -> str:
@@ -26,6 +34,23 @@ def recipe() -> str:
     match = re.search(r"<!-- agent-loop-example-python -->\n```python\n(.*?)```", page, re.S)
     assert match, "docs/agent-loop.md has no <!-- agent-loop-example-python --> block"
     return match.group(1)
+
+
+def install_steps() -> tuple[list[str], list[str]]:
+    """The commands of the page's Python install block (as test/support/doc-commands.ts reads a
+    block), split where it says "In your project"; `npm run build` is left out: the test run has
+    built already, and building again takes a minute."""
+    page = (REPO / "docs" / "agent-loop.md").read_text()
+    match = re.search(r"<!-- agent-loop-install-python -->\n```sh\n(.*?)```", page, re.S)
+    assert match, "docs/agent-loop.md has no <!-- agent-loop-install-python --> sh block"
+    lines = match.group(1).split("\n")
+    [split] = [i for i, line in enumerate(lines) if line.startswith("# In your project")]
+    return commands("\n".join(lines[:split])), commands("\n".join(lines[split:]))
+
+
+def commands(block: str) -> list[str]:
+    lines = (re.sub(r"(^|\s)#.*$", "", line).strip() for line in block.replace("\\\n", " ").split("\n"))
+    return [line for line in lines if line and line != "npm run build"]
 
 
 def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
@@ -38,31 +63,31 @@ def test_the_recipe_launches_a_command_waits_reads_exit_code_3_and_consumes(serv
     # The user's side, outside the repository: no PYTHONPATH, nothing of the repository's sources.
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PIP_NO_INDEX"] = "1"  # nothing comes from a package index
+    # `python3` is Debian's (the wheel needs its setuptools, the venv its httpx), whatever else is on PATH.
+    debian = tmp_path / "debian-python"
+    debian.mkdir()
+    (debian / "python3").symlink_to("/usr/bin/python3")
+    env["PATH"] = f"{debian}{os.pathsep}{env.get('PATH', '')}"
+    env.update(NPM_ENV)
 
-    # The wheel, built as docs/python.md says, from a copy (the build leaves build/ and *.egg-info behind).
-    source = tmp_path / "source"
-    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("tests", "build", "dist", "*.egg-info", "__pycache__", ".*"))
-    run(["/usr/bin/python3", "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", "dist", "."], source, env)
-    [wheel] = (source / "dist").glob("process_notifications-*-py3-none-any.whl")
-
-    # The project: a fresh virtual environment that sees Debian's httpx, with the wheel installed.
+    # docs/agent-loop.md's install block as written, the repository's part in the repository and
+    # the project's in the project; only /tmp is replaced by a directory of this test.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     project = tmp_path / "my-agent"
     project.mkdir()
-    run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", ".venv"], project, env)
+    in_repository, in_project = install_steps()
+    for command in in_repository:
+        run(["sh", "-c", command.replace("/tmp", str(scratch))], REPO, env)
+    for command in in_project:
+        run(["sh", "-c", command.replace("/tmp", str(scratch))], project, env)
     python = project / ".venv" / "bin" / "python"
-    run([str(project / ".venv" / "bin" / "pip"), "install", "--no-index", "--no-deps", str(wheel)], project, env)
     where = run([str(python), "-c", "import process_notifications; print(process_notifications.__file__)"], project, env)
     assert where.strip().startswith(str(project / ".venv")), where
-
-    # The supervisor in the project's node_modules, linked to this repository's build as an
-    # install of its tarball would place it, so that `npx pn-supervise` finds it.
-    (project / "node_modules" / ".bin").mkdir(parents=True)
-    (project / "node_modules" / "pn-supervise").symlink_to(SUPERVISOR)
-    (project / "node_modules" / "process-notifications-client").symlink_to(REPO / "libs" / "process-notifications-client")
-    bin_path = json.loads((SUPERVISOR / "package.json").read_text())["bin"]["pn-supervise"]
-    shim = project / "node_modules" / ".bin" / "pn-supervise"
-    shim.write_text(f'#!/bin/sh\nexec "{node()}" "{project / "node_modules" / "pn-supervise" / bin_path}" "$@"\n')
-    shim.chmod(0o755)
+    # The supervisor installed from its tarball, not linked to this repository.
+    installed = project / "node_modules" / "pn-supervise"
+    assert installed.is_dir() and not installed.is_symlink(), installed
+    assert (project / "node_modules" / ".bin" / "pn-supervise").exists()
 
     script = project / "agent_loop.py"
     script.write_text(recipe())
