@@ -40,6 +40,7 @@ const SCHEMA = `
   CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed';
   CREATE INDEX ix_pn_journal_command ON pn_journal (idempotency_id) WHERE kind = 'process_notification';
   CREATE INDEX ix_pn_journal_loop_notifications ON pn_journal (session_id, loop_id, sequence) WHERE kind = 'process_notification';
+  CREATE INDEX ix_pn_journal_loop_sequence ON pn_journal (session_id, loop_id, sequence);
   CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence);
   CREATE TABLE pn_sessions (session_id varchar(36) PRIMARY KEY, token_hash varchar(64) UNIQUE, created_at varchar(32) NOT NULL);
   CREATE TABLE pn_loops (
