@@ -50,7 +50,7 @@ describe('batch consume across a crash between commit and answer (SIGKILL, file 
     await setup.call('openLoop', { sessionId, loopId });
     const sent = Array.from({ length: 5 }, () => notification(sessionId, loopId));
     for (const n of sent) await setup.call('deliver', { notification: n });
-    await setup.call('close');
+    await setup.close();
     hosts.pop();
 
     const batch = sent.slice(0, 4).map((n) => String(n.command_id));
