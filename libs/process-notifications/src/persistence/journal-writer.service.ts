@@ -453,8 +453,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
         this.queue.heard();
       }
       const written = outcomes.flatMap((outcome) => outcome.written);
-      // The admin counts commit with the records that change them.
+      // The admin counts commit with the records that change them (one statement per session
+      // touched: a large batch is slow, not silent).
       await this.counters.apply(manager, written);
+      this.queue.heard();
       await this.hint.send(manager, written);
       return outcomes;
     });
