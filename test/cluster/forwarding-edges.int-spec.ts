@@ -4,6 +4,7 @@ import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { SERVER_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
 import { notification } from '../support/test-app.js';
 import { Cluster, type ClusterSession } from './support/cluster.js';
+import { rawRequest } from '../support/raw-request.js';
 
 // Issue 36, finding 1, played by an attacker against two real nodes on PostgreSQL: a request
 // for a session the receiving node does not own is forwarded to the owner's PN_NODE_URL only,
@@ -12,27 +13,6 @@ import { Cluster, type ClusterSession } from './support/cluster.js';
 // sees what crosses between the nodes and adds a cookie and a header of its own to every answer.
 const admin = await connectPostgresAdmin();
 const describeOnPostgres = admin ? describe : describe.skip;
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A request whose target is sent exactly as given (absolute-form here), on a connection of its own. */
-function rawRequest(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname, port, method, path: target, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The owner's front: records every request that reaches it and taints every answer. */
 class RecordingProxy {

@@ -1,4 +1,3 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -7,30 +6,10 @@ import { createServerApp } from '../../src/server-app.js';
 import { ADMIN_TOKEN, admin, bearer, createHttpTestApp, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
 import { expectProblem } from './support/problem.js';
 import { openSse, type SseConnection } from './support/sse-client.js';
+import { rawRequest } from '../support/raw-request.js';
 
 // The server's side of issue 36 on one node: what an attacker can send to the edge, and the
 // headers every answer of the API carries.
-
-interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A request whose target is sent exactly as given (`path` may be absolute-form, or `*`). */
-function rawRequest(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname, port, method, path: target, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const SECURE_API_HEADERS = { 'cache-control': expect.stringContaining('no-store'), 'x-content-type-options': 'nosniff' };
 
