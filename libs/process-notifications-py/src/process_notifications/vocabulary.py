@@ -1,4 +1,4 @@
-"""The closed sets of the process notifications API (v1), each defined once, here.
+"""The closed sets of the process notifications API (v1), defined once in this package: here.
 
 Each is a ``Literal`` type and the tuple of its members. They are copies of the service's own
 sets: a test of the repository (``test/package/python-client-vocabulary.int-spec.ts``) compares

@@ -8,9 +8,9 @@ import {
 } from './process-vocabulary.js';
 import { CONTRACT_REASONS, CONTRACT_STATES, CONTRACT_TERMINAL_PAIRS } from '../../../../test/support/contract-vocabulary.js';
 
-// Pins the single copy of the vocabulary to the contract's text (spec section 2, written out once
-// for all tests in test/support/contract-vocabulary.ts), so tests that iterate over it test the
-// contract, not themselves.
+// Pins the library's vocabulary (the definition the clients' copies are held to) to the contract's
+// text (spec section 2, written out once for all tests in test/support/contract-vocabulary.ts),
+// so tests that iterate over it test the contract, not themselves.
 describe('process vocabulary', () => {
   it('lists the nine states in the contract order', () => {
     expect(PROCESS_STATES).toEqual(CONTRACT_STATES);
