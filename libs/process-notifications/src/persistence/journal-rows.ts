@@ -51,6 +51,7 @@ export class JournalRows {
   private readonly findSql: string;
   private readonly insertSql: string;
   private readonly insertNewSql: string;
+  private readonly insertManySql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
   private readonly sqliteType: boolean;
@@ -81,9 +82,24 @@ export class JournalRows {
       dataSource.options.type === 'postgres' ? ' RETURNING sequence' : ''
     }`;
     // Every statement of a write transaction on PostgreSQL is a round trip the transaction waits
-    // on, holding the batch behind it: the common case (a new id) costs one.
-    this.insertNewSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})
+    // on, holding the batch behind it: the common case (a new id) costs one. The id is looked up
+    // in the statement, before a sequence is drawn (ON CONFLICT alone would draw one for a retry:
+    // a gap in the numbers); ON CONFLICT still skips a row a concurrent transaction wrote.
+    const typed = written.map((column, i) => `${p(i)}::${column === 'payload' ? 'text' : 'varchar'}`);
+    this.insertNewSql = `INSERT INTO pn_journal (${written.join(', ')}) SELECT ${typed.join(', ')}
+      WHERE NOT EXISTS (SELECT 1 FROM pn_journal WHERE session_id = ${typed[0]} AND idempotency_id = ${typed[3]})
       ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence`;
+    // A batch's appends in one statement (one round trip however many), rows in array order, so
+    // sequences in that order too; ids already journaled are skipped (one index probe each:
+    // LATERAL ... LIMIT 1, which the planner cannot turn into a scan of the journal) and left to find().
+    this.insertManySql = `INSERT INTO pn_journal (${written.join(', ')})
+      SELECT ${written.map((column) => `v.${column}`).join(', ')}
+      FROM unnest(${typed.map((value) => `${value}[]`).join(', ')})
+        WITH ORDINALITY AS v(${written.join(', ')}, position)
+      LEFT JOIN LATERAL (SELECT 1 AS found FROM pn_journal j
+        WHERE j.session_id = v.session_id AND j.idempotency_id = v.idempotency_id LIMIT 1) j ON true
+      WHERE j.found IS NULL ORDER BY v.position
+      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence, session_id, idempotency_id`;
     // Lifecycle records, consumption records and consumed notifications; never a pending
     // notification, never a loop's stop record (restore needs it).
     this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (
@@ -123,6 +139,29 @@ export class JournalRows {
   ): Promise<JournalRecordEntity | undefined> {
     const [row] = (await manager.query(this.insertNewSql, valuesOf(record))) as Array<{ sequence: number | string }>;
     return row === undefined ? undefined : Object.assign(new JournalRecordEntity(), record, { sequence: Number(row.sequence) });
+  }
+
+  /**
+   * Inserts records (no two with one id) in one statement, in order, skipping any whose id is
+   * journaled in its session already; returns those inserted, with their sequences.
+   * PostgreSQL only ({@link insertFirst}).
+   */
+  async insertManyUnlessJournaled(
+    manager: EntityManager,
+    records: ReadonlyArray<Omit<JournalRecordEntity, 'sequence'>>,
+  ): Promise<Map<Omit<JournalRecordEntity, 'sequence'>, JournalRecordEntity>> {
+    const columns = records.map(valuesOf);
+    const rows = (await manager.query(
+      this.insertManySql,
+      columns[0]!.map((_, c) => columns.map((values) => values[c])),
+    )) as Array<{ sequence: number | string; session_id: string; idempotency_id: string }>;
+    const byKey = new Map(records.map((record) => [`${record.sessionId}\n${record.idempotencyId}`, record]));
+    const inserted = new Map<Omit<JournalRecordEntity, 'sequence'>, JournalRecordEntity>();
+    for (const row of rows) {
+      const record = byKey.get(`${row.session_id}\n${row.idempotency_id}`)!;
+      inserted.set(record, Object.assign(new JournalRecordEntity(), record, { sequence: Number(row.sequence) }));
+    }
+    return inserted;
   }
 
   /**

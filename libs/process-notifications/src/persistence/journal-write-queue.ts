@@ -1,3 +1,4 @@
+import type { JournalDraft } from './journal-draft.interface.js';
 import type { LoggerService } from '@nestjs/common';
 import { context, trace, type SpanContext } from '@opentelemetry/api';
 import type { EntityManager } from 'typeorm';
@@ -22,6 +23,8 @@ export interface Outcome<T> {
 export interface QueuedJob {
   run(manager: EntityManager): Promise<Outcome<unknown>>;
   readonly fence?: Fence;
+  /** Set when the job only appends this record: the writer may insert it with others of the batch. */
+  readonly append?: JournalDraft;
   /** The span of whoever queued it, when tracing runs: the batch's span links to it. */
   readonly caller?: SpanContext;
 }
@@ -89,7 +92,12 @@ export class JournalWriteQueue {
    * Queues `run`, answered within `timeoutMs`. `fence` is asked only once the job has a place:
    * it names the lease the job's transaction must hold, or throws to refuse the job.
    */
-  enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, fence?: () => Fence | undefined): Promise<T> {
+  enqueue<T>(
+    run: (manager: EntityManager) => Promise<Outcome<T>>,
+    timeoutMs: number,
+    fence?: () => Fence | undefined,
+    append?: JournalDraft,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.queue.length >= MAX_QUEUED) {
         reject(new JournalUnavailableError(`${MAX_QUEUED} writes are already waiting for the database`));
@@ -105,6 +113,7 @@ export class JournalWriteQueue {
       const job: Job = {
         run,
         fence: jobFence,
+        append,
         caller: trace.getSpanContext(context.active()),
         resolve: resolve as (value: unknown) => void,
         reject,

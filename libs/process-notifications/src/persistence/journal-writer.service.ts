@@ -21,7 +21,7 @@ import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } fro
 import { JournalTransactionRunner } from './journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
-import { JournalFencing } from './journal-fencing.js';
+import { JournalFencing, type Fence } from './journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
@@ -118,6 +118,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly fencing: JournalFencing;
   private readonly hint: JournalCommitHint;
   private readonly counters: JournalCounters;
+  // The records of plain appends the running batch's transaction inserted ahead of their jobs
+  // (PostgreSQL, see insertAhead), each taken by its job's appendWithin.
+  private readonly insertedAhead = new Map<JournalDraft, JournalRecordEntity>();
   private readonly pageSlice: number;
   private readonly loopSlice: number;
 
@@ -174,7 +177,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * {@link IdempotencyCollisionError}; any store failure throws `JournalUnavailableError`.
    */
   async append(draft: JournalDraft): Promise<JournalAppend> {
-    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId);
+    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId, draft);
     if ('collision' in result) throw collisionOf(draft, result.collision);
     return result;
   }
@@ -420,7 +423,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  private enqueue<T>(run: (manager: EntityManager) => Promise<Outcome<T>>, timeoutMs: number, sessionId?: string): Promise<T> {
+  private enqueue<T>(
+    run: (manager: EntityManager) => Promise<Outcome<T>>,
+    timeoutMs: number,
+    sessionId?: string,
+    append?: JournalDraft,
+  ): Promise<T> {
     // Checked when the job runs, not when it is queued: no write of a session commits in a
     // transaction after the one that closed it.
     const guarded =
@@ -431,7 +439,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
             if (closedAt === undefined) return run(manager);
             return Promise.resolve({ value: undefined as T, written: [], refused: new SessionClosedError(sessionId, closedAt) });
           };
-    return this.queue.enqueue(guarded, timeoutMs, () => this.fencing.fenceFor(sessionId));
+    return this.queue.enqueue(guarded, timeoutMs, () => this.fencing.fenceFor(sessionId), append);
   }
 
   // One batch in one transaction (one span, linked to every caller's): each job inside its fence,
@@ -446,12 +454,19 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       this.queue.heard();
       const holds = this.fencing.inTransaction(manager);
       const outcomes: Outcome<unknown>[] = [];
-      for (const job of batch) {
-        if (job.fence && !(await holds(job.fence)))
+      this.insertedAhead.clear();
+      for (const [i, job] of batch.entries()) {
+        if (job.fence && !(await holds(job.fence))) {
           outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
-        else outcomes.push(await job.run(manager));
+          continue;
+        }
+        if (this.rows.insertFirst && job.append && !this.insertedAhead.has(job.append)) await this.insertAhead(manager, batch, i, holds);
+        outcomes.push(await job.run(manager));
         this.queue.heard();
       }
+      // A record inserted ahead whose job did not take it (the job was refused meanwhile, its
+      // session found closed) must not commit: the batch rolls back and each job runs alone.
+      if (this.insertedAhead.size > 0) throw new Error('a record inserted ahead of its job was not taken by it');
       const written = outcomes.flatMap((outcome) => outcome.written);
       // The admin counts commit with the records that change them (one statement per session
       // touched: a large batch is slow, not silent).
@@ -460,6 +475,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       await this.hint.send(manager, written);
       return outcomes;
     });
+    // Rolled back or committed, what was inserted ahead is no one's to take any more.
+    this.insertedAhead.clear();
     if (!('value' in result)) {
       // An error the server sent is an answer too: it is reachable.
       if (isServerError(result.error)) this.queue.heard();
@@ -478,9 +495,59 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     manager: EntityManager,
     draft: JournalDraft,
   ): Promise<Outcome<JournalAppend | { collision: JournalRecordEntity }>> {
+    const ahead = this.insertedAhead.get(draft);
+    if (ahead) {
+      this.insertedAhead.delete(draft);
+      return { value: { record: ahead, appended: true }, written: [ahead] };
+    }
+    const row = this.rowOf(draft);
+    if (this.rows.insertFirst) {
+      const inserted = await this.rows.insertUnlessJournaled(manager, row);
+      if (inserted) return { value: { record: inserted, appended: true }, written: [inserted] };
+    }
+    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
+    if (existing) {
+      const value = existing.fingerprint === row.fingerprint ? { record: existing, appended: false } : { collision: existing };
+      return { value, written: [] };
+    }
+    const record = await this.rows.insert(manager, row);
+    return { value: { record, appended: true }, written: [record] };
+  }
+
+  /**
+   * On PostgreSQL every statement is a round trip the transaction waits on (and each answer waits
+   * for this process's event loop to read it): from the job at `from` on, the run of plain appends
+   * that follow one another in the batch (of sessions still open and held) is inserted in one
+   * statement, so their jobs find their records already written. Job order, and so sequence order,
+   * is kept: a run ends at the first job that writes something else. Ids already journaled (and a
+   * repeat of an id within the run) are left to their job, which finds the record.
+   */
+  private async insertAhead(
+    manager: EntityManager,
+    batch: readonly QueuedJob[],
+    from: number,
+    holds: (fence: Fence) => Promise<boolean>,
+  ): Promise<void> {
+    const drafts = new Map<string, JournalDraft>();
+    for (const job of batch.slice(from)) {
+      if (!job.append) break;
+      if (job.fence && !(await holds(job.fence))) continue;
+      if (this.closedSessions.has(job.append.sessionId)) continue;
+      const key = `${job.append.sessionId}\n${job.append.idempotencyId}`;
+      if (!drafts.has(key)) drafts.set(key, job.append);
+    }
+    if (drafts.size < 2) return;
+    const rows = new Map([...drafts.values()].map((draft) => [this.rowOf(draft), draft] as const));
+    const inserted = await this.rows.insertManyUnlessJournaled(manager, [...rows.keys()]);
+    for (const [row, record] of inserted) this.insertedAhead.set(rows.get(row)!, record);
+    this.queue.heard();
+  }
+
+  // The journal row of a draft: its canonical payload, fingerprint and time of writing.
+  private rowOf(draft: JournalDraft): Omit<JournalRecordEntity, 'sequence'> {
     const payload = JSON.stringify(draft.payload);
     const fingerprint = fingerprintOf(draft, payload);
-    const row = {
+    return {
       sessionId: draft.sessionId,
       loopId: draft.loopId,
       kind: draft.kind,
@@ -490,16 +557,5 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       causeCommandId: draft.causeCommandId ?? null,
       createdAt: new Date().toISOString(),
     };
-    if (this.rows.insertFirst) {
-      const inserted = await this.rows.insertUnlessJournaled(manager, row);
-      if (inserted) return { value: { record: inserted, appended: true }, written: [inserted] };
-    }
-    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
-    if (existing) {
-      const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
-      return { value, written: [] };
-    }
-    const record = await this.rows.insert(manager, row);
-    return { value: { record, appended: true }, written: [record] };
   }
 }
