@@ -33,6 +33,7 @@ import { SessionOwnership } from './cluster/session-ownership.service.js';
 import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
 import { RefusalStore } from './persistence/refusal-store.service.js';
 import { AdminQueries } from './admin/admin-queries.service.js';
+import { AdminReads } from './persistence/admin-reads.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -59,6 +60,7 @@ import { AdminQueries } from './admin/admin-queries.service.js';
     ConsumeProcessNotificationsHandler,
     PublishProcessLifecycleHandler,
     ProcessNotificationsService,
+    AdminReads,
     AdminQueries,
     RefusalStore,
   ],

@@ -29,6 +29,7 @@ import { isServerError } from './store-failure.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart } from './loop-stream-rows.js';
+import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -187,7 +188,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
    *   commits only while this node holds its lease (else `OwnerUnavailableError`)
    */
-  async write<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+  write<T>(work: (store: StoreTransaction, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+    return this.writeIn((manager, journal) => work(transactionOf(manager), journal), sessionId);
+  }
+
+  // {@link write}, its work given the manager itself (the writer's own row classes).
+  private async writeIn<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
     const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(
       async (manager) => {
         const written: JournalRecordEntity[] = [];
@@ -264,8 +270,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Runs a read, which never waits behind a write batch (see {@link JournalReadConnection}). */
-  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.reads.read(work, (queued) => this.write(queued));
+  read<T>(work: (store: StoreReader) => Promise<T>): Promise<T> {
+    return this.readIn((manager) => work(readerOf(manager)));
+  }
+
+  // {@link read}, its work given the manager itself (the writer's own row classes).
+  private readIn<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.writeIn(queued));
   }
 
   /**
@@ -273,8 +284,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * PostgreSQL a server that has not answered it within {@link JOURNAL_SILENCE_MS} is taken for
    * unreachable (`JournalUnavailableError`), so a node cut from its database answers within 2 s.
    */
-  lookup<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
+  lookup<T>(work: (store: StoreReader) => Promise<T>): Promise<T> {
+    return this.lookupIn((manager) => work(readerOf(manager)));
+  }
+
+  // {@link lookup}, its work given the manager itself (the writer's own row classes).
+  private lookupIn<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.writeIn(queued), JOURNAL_SILENCE_MS);
   }
 
   /**
@@ -341,17 +357,19 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** Where a loop's event stream starts (see {@link LoopStreamRows.start}); undefined for an unknown loop. */
   loopStreamStart(sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
-    return this.lookup((manager) => this.loopStreams.start(manager, sessionId, loopId));
+    return this.lookupIn((manager) => this.loopStreams.start(manager, sessionId, loopId));
   }
 
   /** One read of a loop's event stream after `after` (see {@link LoopStreamRows.page}). */
   loopStreamPage(sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
-    return this.lookup((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
+    return this.lookupIn((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
   }
 
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.lookup((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
+    return this.lookupIn((manager) =>
+      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }),
+    );
   }
 
   /**
@@ -372,7 +390,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     while (records.length < limit) {
       const take = Math.min(this.pageSlice, limit - records.length);
       let read = 0;
-      const slice = await this.lookup(async (manager) => {
+      const slice = await this.lookupIn(async (manager) => {
         const rows = await manager.find(JournalRecordEntity, {
           where: { sessionId, sequence: MoreThan(from) },
           order: { sequence: 'ASC' },
@@ -395,7 +413,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * every session, or of one.
    */
   restore(sessionId: string | undefined, rebuild: (rows: RestoreRows) => (pending: PendingRow) => void): Promise<void> {
-    return this.read(async (manager) => {
+    return this.readIn(async (manager) => {
       const where = sessionId === undefined ? {} : { sessionId };
       const sessions = await manager.find(SessionEntity, { where });
       for (const session of sessions) this.refuseWritesOf(session);
@@ -410,7 +428,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
   dropPayloads(cutoff: string, limit: number): Promise<number> {
-    return this.write((manager) => this.rows.dropPayloads(manager, cutoff, limit));
+    return this.writeIn((manager) => this.rows.dropPayloads(manager, cutoff, limit));
   }
 
   /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
