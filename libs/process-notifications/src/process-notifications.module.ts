@@ -28,6 +28,7 @@ import { Loops } from './loops/loops.service.js';
 import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
+import { JournalNotifyListener } from './persistence/journal-notify-listener.js';
 import { SessionLeases } from './persistence/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
 import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
@@ -45,6 +46,7 @@ import { AdminReads } from './persistence/admin-reads.service.js';
   providers: [
     SessionLeases,
     JournalWriter,
+    JournalNotifyListener,
     JournalFeed,
     JournalRetention,
     SessionOwnership,
