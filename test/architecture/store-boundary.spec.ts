@@ -1,0 +1,55 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { storeBoundaryBreaches, stringLiterals } from './store-boundary.js';
+
+/**
+ * One store boundary (issue 38): every SQL statement, database package and dialect branch of the
+ * library and of the server lives in a `persistence/` folder, behind the ports the rest calls.
+ */
+describe('store boundary', () => {
+  it.each(['libs/process-notifications/src', 'src'])('%s issues no SQL and imports no database package outside persistence/', (root) => {
+    expect(storeBoundaryBreaches(root)).toEqual([]);
+  });
+
+  describe('the check itself', () => {
+    let root: string;
+    const write = (path: string, text: string): void => {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+
+    beforeEach(() => {
+      root = mkdtempSync(join(tmpdir(), 'pn-store-boundary-'));
+    });
+    afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+    it('finds a database import and statements in quotes and templates, outside persistence/ only', () => {
+      write('admin/reads.ts', "import type { EntityManager } from 'typeorm';\nconst q = `SELECT id\n  FROM t WHERE x = ${1}`;\n");
+      write('feed/listen.ts', "import pg from 'pg';\nawait client.query(`LISTEN ${CHANNEL}`);\nlog('the LISTEN connection is lost');\n");
+      write('deep/more/write.ts', 'const sql = "UPDATE pn_loops SET state = 1";\nconst other = \'DELETE FROM pn_journal\';\n');
+      write('persistence/rows.ts', "import { DataSource } from 'typeorm';\nconst q = 'INSERT INTO pn_journal VALUES (1)';\n");
+      expect(storeBoundaryBreaches(root).sort()).toEqual([
+        'admin/reads.ts: SQL "SELECT id\n  FROM"',
+        'admin/reads.ts: imports typeorm',
+        'deep/more/write.ts: SQL "DELETE FROM"',
+        'deep/more/write.ts: SQL "UPDATE pn_loops SET"',
+        'feed/listen.ts: SQL "LISTEN ${CHANNEL}"',
+        'feed/listen.ts: imports pg',
+      ]);
+    });
+
+    it('lets comments, specs and words that are no statement through', () => {
+      write(
+        'admin/ok.ts',
+        "// SELECT * FROM pn_journal, in a comment\n/* DELETE FROM x */\nconst s = 'select the loops; update the view';\n",
+      );
+      write('admin/ok.spec.ts', "import { DataSource } from 'typeorm';\nconst q = 'SELECT 1';\n");
+      expect(storeBoundaryBreaches(root)).toEqual([]);
+    });
+
+    it('reads string literals across escapes and skips a URL inside one', () => {
+      expect(stringLiterals("const a = 'it\\'s'; // 'not this'\nconst b = \"postgres://x\";")).toEqual(["it\\'s", 'postgres://x']);
+    });
+  });
+});
