@@ -2,7 +2,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
-import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './store-connection.js';
+import type { SqliteConnection, SqliteStatement } from './store-connection.js';
+import type { StoreDialect } from './store-dialect.js';
+import { storeDialectOf } from './store-dialects.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
@@ -52,7 +54,7 @@ export class JournalRows {
   private readonly insertSql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
-  private readonly sqliteType: boolean;
+  private readonly dialect: StoreDialect;
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
 
   /**
@@ -65,14 +67,10 @@ export class JournalRows {
   ) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     this.sessionParameter = p(0);
-    this.sqliteType = dataSource.options.type === 'better-sqlite3';
+    this.dialect = storeDialectOf(dataSource);
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
-    // RETURNING for PostgreSQL; SQLite hands back the rowid (the sequence) itself, 3 to 5 µs
-    // cheaper per insert than materialising a RETURNING row (measured with better-sqlite3).
-    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${
-      dataSource.options.type === 'postgres' ? ' RETURNING sequence' : ''
-    }`;
+    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${this.dialect.insertReturning}`;
     // Lifecycle records, consumption records and consumed notifications; never a pending
     // notification, never a loop's stop record (restore needs it).
     this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (
@@ -104,11 +102,9 @@ export class JournalRows {
     ];
     const sqlite = this.sqliteStatement(manager, this.insertSql);
     const sequence = sqlite
-      ? sqlite.run(...values).lastInsertRowid
-      : this.sqliteType
-        ? ((await manager.query(this.insertSql, values)) as number)
-        : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
-    return Object.assign(new JournalRecordEntity(), record, { sequence: Number(sequence) });
+      ? Number(sqlite.run(...values).lastInsertRowid)
+      : this.dialect.insertedSequence(await manager.query(this.insertSql, values));
+    return Object.assign(new JournalRecordEntity(), record, { sequence });
   }
 
   /**
@@ -122,7 +118,7 @@ export class JournalRows {
     const sql = `SELECT j.sequence, j.payload FROM pn_journal j
        WHERE ${this.ofSession('j', sessionId)} j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`;
     const parameters = sessionId === undefined ? [] : [sessionId];
-    const sqlite = sqliteConnectionOf(manager.connection);
+    const sqlite = this.dialect.directConnection(manager.connection);
     const rows: Iterable<readonly unknown[]> = sqlite
       ? sqlite
           .prepare(sql)
@@ -152,7 +148,7 @@ export class JournalRows {
   // (measured in apps/bench: 10 to 20 % of notify throughput in memory, see docs/benchmarks.md).
   private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
     if (!this.direct) return undefined;
-    const sqlite = sqliteConnectionOf(manager.connection);
+    const sqlite = this.dialect.directConnection(manager.connection);
     if (!sqlite) return undefined;
     let statements = this.prepared.get(sqlite);
     if (!statements) this.prepared.set(sqlite, (statements = new Map()));

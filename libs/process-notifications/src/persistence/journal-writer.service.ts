@@ -26,6 +26,7 @@ import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
 import { isServerError } from './store-failure.js';
+import { storeDialectOf } from './store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart } from './loop-stream-rows.js';
@@ -139,13 +140,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     }
     this.rows = new JournalRows(dataSource);
     this.loopStreams = new LoopStreamRows(dataSource);
-    this.pageSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
-    this.loopSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
+    const dialect = storeDialectOf(dataSource);
+    this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
+    this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
     this.transactions = new JournalTransactionRunner(dataSource, this.logger);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
-    this.probe = new JournalHealthProbe(dataSource.options.type === 'better-sqlite3', (manager, draft) =>
-      this.appendWithin(manager, draft),
-    );
+    this.probe = new JournalHealthProbe(dialect.inProcess, (manager, draft) => this.appendWithin(manager, draft));
     this.fencing = new JournalFencing(leases);
     this.hint = new JournalCommitHint(leases.enabled);
     this.counters = new JournalCounters(dataSource);
@@ -157,7 +157,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
       // SQLite runs in this thread: a stalled disk or a lock wait blocks the timers too.
-      dataSource.options.type === 'postgres' ? JOURNAL_SILENCE_MS : undefined,
+      dialect.inProcess ? undefined : JOURNAL_SILENCE_MS,
     );
   }
 

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
+import { storeDialectOf } from './store-dialects.js';
 import type { ProcessOutcomeEntity } from './process-outcome.entity.js';
 import { OUTCOME_KINDS } from '../vocabulary/process-vocabulary.js';
 
@@ -63,8 +64,7 @@ export class LoopStreamRows {
   constructor(dataSource: DataSource) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     // The command id a completed or lost record names, from its payload (null once dropped).
-    const named =
-      dataSource.options.type === 'postgres' ? "(j.payload::jsonb ->> 'command_id')" : "json_extract(j.payload, '$.command_id')";
+    const named = storeDialectOf(dataSource).jsonText('j.payload', 'command_id');
     this.pageSql = `SELECT j.sequence, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
         o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
         o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,

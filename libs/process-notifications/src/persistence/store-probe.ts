@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { runMigrationsExclusively } from './migration-lock.js';
+import { storeDialectOf } from './store-dialects.js';
 
 /** Runs one named step of {@link probeStore}: the caller may bound it (a deadline) or run it as it is. */
 export type StoreProbeStep = <T>(what: string, work: Promise<T>) => Promise<T>;
@@ -11,11 +12,10 @@ export type StoreProbeStep = <T>(what: string, work: Promise<T>) => Promise<T>;
  * Throws the driver's error of the first step that fails; a failure to close is ignored.
  */
 export async function probeStore(url: string, step: StoreProbeStep = (_what, work) => work): Promise<void> {
-  const options = dataSourceOptionsFromUrl(url);
-  const dataSource = new DataSource({ ...options, migrationsRun: false });
+  const dataSource = new DataSource({ ...dataSourceOptionsFromUrl(url), migrationsRun: false });
   try {
     await step('opening the database', dataSource.initialize());
-    await step('the first query', dataSource.query(options.type === 'better-sqlite3' ? 'SELECT count(*) FROM sqlite_master' : 'SELECT 1'));
+    await step('the first query', dataSource.query(storeDialectOf(dataSource).probe));
   } finally {
     if (dataSource.isInitialized) await step('closing the database', dataSource.destroy()).catch(() => undefined);
   }

@@ -1,0 +1,39 @@
+import type { DataSourceOptions, QueryRunner } from 'typeorm';
+import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
+import type { StoreDialect } from './store-dialect.js';
+
+/** PostgreSQL through node-postgres: several nodes, a pool, statements on the server. */
+export class PostgresStoreDialect implements StoreDialect {
+  readonly name = 'PostgreSQL';
+  readonly shared = true;
+  readonly inProcess = false;
+  readonly begin = 'BEGIN';
+  readonly insertReturning = ' RETURNING sequence';
+  readonly probe = 'SELECT 1';
+
+  insertedSequence(result: unknown): number {
+    return Number((result as Array<{ sequence: number | string }>)[0]!.sequence);
+  }
+
+  jsonText(column: string, key: string): string {
+    return `(${column}::jsonb ->> '${key}')`;
+  }
+
+  directConnection(): SqliteConnection | undefined {
+    return undefined;
+  }
+
+  // The pool's other connections read while a batch runs.
+  readOnlyOptions(): DataSourceOptions | undefined {
+    return undefined;
+  }
+
+  release(runner: QueryRunner): void {
+    if (!runner.isReleased) void runner.release().catch(() => undefined);
+  }
+
+  // A stalled statement may still be queued on it: never pooled again (see store-connection.ts).
+  discard(runner: QueryRunner): void {
+    void discardPostgresConnection(runner);
+  }
+}

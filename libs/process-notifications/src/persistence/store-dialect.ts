@@ -1,0 +1,44 @@
+import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
+import type { SqliteConnection } from './store-connection.js';
+
+/**
+ * What differs between the databases the library runs on, in one port: every SQLite/PostgreSQL
+ * difference of `persistence/` outside the migrations is a member here, and the rest of
+ * persistence asks the dialect of its data source ({@link storeDialectOf}) instead of the
+ * driver's type. One adapter per database: `SqliteStoreDialect`, `PostgresStoreDialect`.
+ */
+export interface StoreDialect {
+  /** Which database, for messages. */
+  readonly name: 'SQLite' | 'PostgreSQL';
+  /**
+   * Several nodes may share the database: writes are fenced by session leases, commits are
+   * hinted by NOTIFY, migrations run under a lock. False on SQLite: one process owns the file.
+   */
+  readonly shared: boolean;
+  /**
+   * Statements run in this thread (better-sqlite3): a statement holds the event loop and its
+   * timers while it runs, so reads go in slices and no watchdog can time a silent store.
+   */
+  readonly inProcess: boolean;
+  /** The statement that opens a writer's transaction (on SQLite one that takes the write lock now). */
+  readonly begin: string;
+  /** What the journal's INSERT ends with so the driver hands back the sequence ('' when it does anyway). */
+  readonly insertReturning: string;
+  /** A statement that reads the schema: a file that is no database fails it. */
+  readonly probe: string;
+  /** The sequence an INSERT of {@link insertReturning} answered, as `manager.query` hands it back. */
+  insertedSequence(result: unknown): number;
+  /** The text of `key` of a JSON text column (null when absent or the column is not JSON). */
+  jsonText(column: string, key: string): string;
+  /** The in-process connection hot statements may run on directly (SQLite); undefined otherwise. */
+  directConnection(dataSource: DataSource): SqliteConnection | undefined;
+  /**
+   * Options of a second, read-only data source on the same database, so reads never wait behind
+   * a write batch: a SQLite file only (undefined in memory, and on PostgreSQL, whose pool reads).
+   */
+  readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined;
+  /** Gives a transaction's connection back after it ended well (a pooled one to its pool). */
+  release(runner: QueryRunner): void;
+  /** Gives up a connection that failed or stalled mid-query for good (SQLite's one connection stays). */
+  discard(runner: QueryRunner): void;
+}
