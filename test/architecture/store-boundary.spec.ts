@@ -1,7 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { storeBoundaryBreaches, stringLiterals } from './store-boundary.js';
+import { dialectBranches, storeBoundaryBreaches, stringLiterals } from './store-boundary.js';
+
+// Where persistence/ may name a driver: the dialects and the chooser, and the options built from a URL.
+const DIALECT_FILES = ['store-dialects.ts', 'sqlite-store-dialect.ts', 'postgres-store-dialect.ts', 'data-source-options.ts'];
 
 /**
  * One store boundary (issue 38): every SQL statement, database package and dialect branch of the
@@ -10,6 +13,10 @@ import { storeBoundaryBreaches, stringLiterals } from './store-boundary.js';
 describe('store boundary', () => {
   it.each(['libs/process-notifications/src', 'src'])('%s issues no SQL and imports no database package outside persistence/', (root) => {
     expect(storeBoundaryBreaches(root)).toEqual([]);
+  });
+
+  it('persistence/ asks its store dialect, never the driver type (the migrations aside)', () => {
+    expect(dialectBranches('libs/process-notifications/src', DIALECT_FILES)).toEqual([]);
   });
 
   describe('the check itself', () => {
@@ -46,6 +53,16 @@ describe('store boundary', () => {
       );
       write('admin/ok.spec.ts', "import { DataSource } from 'typeorm';\nconst q = 'SELECT 1';\n");
       expect(storeBoundaryBreaches(root)).toEqual([]);
+    });
+
+    it('finds a branch on the driver type in persistence/, not in a migration, a dialect or a comment', () => {
+      write('persistence/rows.ts', "// options.type === 'postgres' in a comment\nconst pg = dataSource.options.type === 'postgres';\n");
+      write('persistence/migrations/1-initial.migration.ts', "if (runner.connection.options.type === 'postgres') up();\n");
+      write('persistence/store-dialects.ts', "const d = { 'better-sqlite3': 1 };\n");
+      write('admin/a.ts', "const x = 'postgres';\n");
+      expect(dialectBranches(root, ['store-dialects.ts'])).toEqual([
+        "persistence/rows.ts:2: const pg = dataSource.options.type === 'postgres';",
+      ]);
     });
 
     it('reads string literals across escapes and skips a URL inside one', () => {

@@ -59,3 +59,25 @@ export function storeBoundaryBreaches(root: string): string[] {
   }
   return breaches;
 }
+
+/** A branch on the database's driver type: `options.type`, or a driver's name as a string. */
+const DRIVER_TYPE = /\boptions\.type\b|['"](?:better-sqlite3|postgres)['"]/;
+
+/**
+ * Every file of a `persistence/` folder under `root` that branches on the driver type itself
+ * rather than asking its store dialect: `file: line`. The migrations (SQL of their own per
+ * database) and the `allowed` files (the dialects, the options) are left out.
+ */
+export function dialectBranches(root: string, allowed: readonly string[]): string[] {
+  const branches: string[] = [];
+  for (const file of sources(root)) {
+    const parts = relative(root, file).split(sep);
+    if (!parts.includes('persistence') || parts.includes('migrations') || allowed.includes(parts.at(-1)!)) continue;
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (DRIVER_TYPE.test(line) && !/^\s*(\/\/|\*)/.test(line)) branches.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  return branches;
+}
