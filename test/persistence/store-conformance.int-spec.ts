@@ -14,6 +14,8 @@ import { ProcessOutcomes } from '../../libs/process-notifications/src/persistenc
 import { RefusalStore, type RefusalRow } from '../../libs/process-notifications/src/persistence/refusal-store.service.js';
 import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
 import { SessionRows } from '../../libs/process-notifications/src/persistence/session-rows.js';
+import { storeDialectOf } from '../../libs/process-notifications/src/persistence/store-dialects.js';
+import { managerOf } from '../../libs/process-notifications/src/persistence/store-transaction.js';
 import { JournalFeed } from '../../libs/process-notifications/src/journal/journal-feed.service.js';
 import { IdempotencyCollisionError } from '../../libs/process-notifications/src/errors/idempotency-collision.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
@@ -362,6 +364,25 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       ]);
       expect(page.more).toBe(false);
       await expect(store.writer.loopStreamStart(sessionId, randomUUID())).resolves.toBeUndefined();
+    });
+  });
+
+  describe('store dialect', () => {
+    it("answers its probe, reads a payload's JSON text, and takes an append back", async () => {
+      const dialect = storeDialectOf(store.dataSource);
+      await expect(store.dataSource.query(dialect.probe)).resolves.toHaveLength(1);
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const { record } = await store.writer.append(notificationDraft({ sessionId, loopId }));
+      const [row] = (await store.writer.read((reader) =>
+        managerOf(reader).query(
+          `SELECT ${dialect.jsonText('payload', 'command_id')} AS command_id FROM pn_journal WHERE sequence = ${record.sequence}`,
+        ),
+      )) as Array<{ command_id: string }>;
+      expect(row?.command_id).toBe(record.idempotencyId);
+      await store.writer.write((tx) => dialect.takeBackAppend(managerOf(tx), record.sequence), sessionId);
+      await expect(store.writer.page(sessionId, 0, 10)).resolves.toEqual([]);
+      expect(dialect.shared).toBe(store.leases.enabled);
     });
   });
 

@@ -145,7 +145,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
     this.transactions = new JournalTransactionRunner(dataSource, this.logger);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
-    this.probe = new JournalHealthProbe(dialect.inProcess, (manager, draft) => this.appendWithin(manager, draft));
+    this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.appendWithin(manager, draft));
     this.fencing = new JournalFencing(leases);
     this.hint = new JournalCommitHint(leases.enabled);
     this.counters = new JournalCounters(dataSource);

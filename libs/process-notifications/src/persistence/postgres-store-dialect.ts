@@ -1,4 +1,4 @@
-import type { DataSourceOptions, QueryRunner } from 'typeorm';
+import type { DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
 import type { StoreDialect } from './store-dialect.js';
 
@@ -26,6 +26,11 @@ export class PostgresStoreDialect implements StoreDialect {
   // The pool's other connections read while a batch runs.
   readOnlyOptions(): DataSourceOptions | undefined {
     return undefined;
+  }
+
+  // A sequence's numbers are never given back on PostgreSQL: a gap stays (records are read in order, never counted).
+  async takeBackAppend(manager: EntityManager, sequence: number): Promise<void> {
+    await manager.query('DELETE FROM pn_journal WHERE sequence = $1', [sequence]);
   }
 
   release(runner: QueryRunner): void {

@@ -1,4 +1,4 @@
-import type { DataSource, DataSourceOptions } from 'typeorm';
+import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
 import type { StoreDialect } from './store-dialect.js';
 
@@ -48,6 +48,12 @@ export class SqliteStoreDialect implements StoreDialect {
         db.pragma('busy_timeout = 2000');
       },
     };
+  }
+
+  async takeBackAppend(manager: EntityManager, sequence: number): Promise<void> {
+    await manager.query('DELETE FROM pn_journal WHERE sequence = ?', [sequence]);
+    // AUTOINCREMENT moved on; move it back so the probe leaves no gap in the sequence.
+    await manager.query("UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'pn_journal'");
   }
 
   // The one shared connection is never released: it is the database.

@@ -1,4 +1,4 @@
-import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
+import type { DataSource, DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
 
 /**
@@ -37,6 +37,11 @@ export interface StoreDialect {
    * a write batch: a SQLite file only (undefined in memory, and on PostgreSQL, whose pool reads).
    */
   readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined;
+  /**
+   * Takes back, in the transaction that appended it, the journal record at `sequence` (the
+   * health probe's), leaving no gap in the sequence where the database allows it.
+   */
+  takeBackAppend(manager: EntityManager, sequence: number): Promise<void>;
   /** Gives a transaction's connection back after it ended well (a pooled one to its pool). */
   release(runner: QueryRunner): void;
   /** Gives up a connection that failed or stalled mid-query for good (SQLite's one connection stays). */
