@@ -1,7 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { dialectBranches, storeBoundaryBreaches, stringLiterals } from './store-boundary.js';
+import { scratchTree } from './scratch-tree.js';
 
 // Where persistence/ may name a driver: the dialects and the chooser, and the options built from a URL.
 const DIALECT_FILES = ['store-dialects.ts', 'sqlite-store-dialect.ts', 'postgres-store-dialect.ts', 'data-source-options.ts'];
@@ -20,23 +18,15 @@ describe('store boundary', () => {
   });
 
   describe('the check itself', () => {
-    let root: string;
-    const write = (path: string, text: string): void => {
-      mkdirSync(dirname(join(root, path)), { recursive: true });
-      writeFileSync(join(root, path), text);
-    };
-
-    beforeEach(() => {
-      root = mkdtempSync(join(tmpdir(), 'pn-store-boundary-'));
-    });
-    afterEach(() => rmSync(root, { recursive: true, force: true }));
+    const tree = scratchTree('pn-store-boundary-');
+    const write = tree.write;
 
     it('finds a database import and statements in quotes and templates, outside persistence/ only', () => {
       write('admin/reads.ts', "import type { EntityManager } from 'typeorm';\nconst q = `SELECT id\n  FROM t WHERE x = ${1}`;\n");
       write('feed/listen.ts', "import pg from 'pg';\nawait client.query(`LISTEN ${CHANNEL}`);\nlog('the LISTEN connection is lost');\n");
       write('deep/more/write.ts', 'const sql = "UPDATE pn_loops SET state = 1";\nconst other = \'DELETE FROM pn_journal\';\n');
       write('persistence/rows.ts', "import { DataSource } from 'typeorm';\nconst q = 'INSERT INTO pn_journal VALUES (1)';\n");
-      expect(storeBoundaryBreaches(root).sort()).toEqual([
+      expect(storeBoundaryBreaches(tree.root()).sort()).toEqual([
         'admin/reads.ts: SQL "SELECT id\n  FROM"',
         'admin/reads.ts: imports typeorm',
         'deep/more/write.ts: SQL "DELETE FROM"',
@@ -52,7 +42,7 @@ describe('store boundary', () => {
         "// SELECT * FROM pn_journal, in a comment\n/* DELETE FROM x */\nconst s = 'select the loops; update the view';\n",
       );
       write('admin/ok.spec.ts', "import { DataSource } from 'typeorm';\nconst q = 'SELECT 1';\n");
-      expect(storeBoundaryBreaches(root)).toEqual([]);
+      expect(storeBoundaryBreaches(tree.root())).toEqual([]);
     });
 
     it('finds a branch on the driver type in persistence/, not in a migration, a dialect or a comment', () => {
@@ -60,7 +50,7 @@ describe('store boundary', () => {
       write('persistence/migrations/1-initial.migration.ts', "if (runner.connection.options.type === 'postgres') up();\n");
       write('persistence/store-dialects.ts', "const d = { 'better-sqlite3': 1 };\n");
       write('admin/a.ts', "const x = 'postgres';\n");
-      expect(dialectBranches(root, ['store-dialects.ts'])).toEqual([
+      expect(dialectBranches(tree.root(), ['store-dialects.ts'])).toEqual([
         "persistence/rows.ts:2: const pg = dataSource.options.type === 'postgres';",
       ]);
     });
