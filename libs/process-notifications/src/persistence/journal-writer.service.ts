@@ -182,7 +182,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Runs `work` in the serialized queue, in one transaction with the appends it makes through
-   * `journal`. A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
+   * `journal` and the rows it writes through `store` (handed to persistence's row classes:
+   * `SessionRows`, `LoopRows`, `ProcessOutcomes.link`). A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
    * without failing the batch it shares with other callers, so it must be thrown before the work
    * writes anything.
    * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
@@ -228,8 +229,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * `SessionClosedError` when the session is closed. Fenced like every write of the session.
    */
   rotateSessionToken(sessionId: string, tokenHash: string, onCommit: () => void): Promise<void> {
-    return this.write(async (manager, journal) => {
-      if (!(await this.sessionRows.replaceToken(manager, sessionId, tokenHash))) throw new SessionClosedError(sessionId, null);
+    return this.write(async (store, journal) => {
+      if (!(await this.sessionRows.replaceToken(store, sessionId, tokenHash))) throw new SessionClosedError(sessionId, null);
       journal.afterCommit(onCommit);
     }, sessionId);
   }
@@ -243,8 +244,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const done = this.closedSessions.get(sessionId);
     if (done !== undefined) return done;
     try {
-      return await this.write(async (manager, journal) => {
-        const at = await this.sessionRows.close(manager, sessionId, closedAt);
+      return await this.write(async (store, journal) => {
+        const at = await this.sessionRows.close(store, sessionId, closedAt);
         if (at === null) throw new Error(`session ${sessionId} has no row to close`);
         journal.afterCommit(() => {
           this.closedSessions.set(sessionId, at);
@@ -261,7 +262,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** The open session a token hash opens, read from the database. */
   sessionOfToken(tokenHash: string): Promise<SessionEntity | null> {
-    return this.lookup((manager) => this.sessionRows.byTokenHash(manager, tokenHash));
+    return this.lookup((store) => this.sessionRows.byTokenHash(store, tokenHash));
   }
 
   /** Refuses the writes of a session found closed (restore, or a read of its row). */
