@@ -401,7 +401,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
 
   // One node on SQLite: no leases, nothing to listen to. These are PostgreSQL's alone.
   (database === postgres ? describe : describe.skip)('leases and the notify listener (several nodes)', () => {
-    it("refuses a write of a session this node does not hold, and hears another node's commits", async () => {
+    it("refuses a write of a session this node does not hold, hands a released session on at the next epoch, and hears another node's commits", async () => {
       const sessionId = await openSession();
       const loopId = await openLoop(sessionId);
       const stranger = randomUUID();
@@ -425,9 +425,13 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
             take(1),
           ),
         );
-        // Taken over: this node released it, as a node that stops does.
+        // Held by a live node: not another's to take. Released (as a node that stops does): taken at the next epoch.
+        const epoch = store.leases.heldEpoch(sessionId)!;
+        await expect(leases.acquire(sessionId)).resolves.toBeUndefined();
         await store.leases.release();
-        leases.hold(sessionId, (await leases.acquire(sessionId))!);
+        const next = (await leases.acquire(sessionId))!;
+        expect(next).toBe(epoch + 1);
+        leases.hold(sessionId, next);
         await writer.append(notificationDraft({ sessionId, loopId }));
         await expect(hint).resolves.toContain(sessionId);
       } finally {
