@@ -1,7 +1,6 @@
 import 'reflect-metadata';
-import { dataSourceOptionsFromUrl, runMigrationsExclusively } from 'nestjs-process-notifications';
+import { migrateStore } from 'nestjs-process-notifications';
 import { pino } from 'pino';
-import { DataSource } from 'typeorm';
 import { redactDatabaseUrl } from './config/database-url.js';
 import { serverConfigFromEnv } from './config/server-config.js';
 import { createRootLogger } from './logging/root-logger.js';
@@ -16,15 +15,9 @@ const logger = createRootLogger('info', pino.destination({ dest: 1, sync: true }
 async function migrate(): Promise<void> {
   const { databaseUrl } = serverConfigFromEnv();
   await checkDatabaseIsUsable(databaseUrl);
-  const dataSource = new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false });
-  await dataSource.initialize();
-  try {
-    const applied = await runMigrationsExclusively(dataSource, { transaction: 'each' });
-    for (const migration of applied) logger.info(`applied migration ${migration.name}`);
-    logger.info(`schema of ${redactDatabaseUrl(databaseUrl)} is up to date (${applied.length} migrations applied now)`);
-  } finally {
-    await dataSource.destroy();
-  }
+  const applied = await migrateStore(databaseUrl);
+  for (const name of applied) logger.info(`applied migration ${name}`);
+  logger.info(`schema of ${redactDatabaseUrl(databaseUrl)} is up to date (${applied.length} migrations applied now)`);
 }
 
 migrate().catch((error: unknown) => {

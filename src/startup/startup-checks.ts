@@ -1,9 +1,8 @@
-import { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from 'nestjs-process-notifications';
+import { DEFAULT_DATABASE_URL, probeStore } from 'nestjs-process-notifications';
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { DataSource } from 'typeorm';
 import { redactDatabaseUrl } from '../config/database-url.js';
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
@@ -84,22 +83,12 @@ export async function checkDatabaseIsUsable(url: string): Promise<void> {
   const fail = (reason: string): never => {
     throw new Error(`PN_DATABASE_URL "${redactDatabaseUrl(url)}" cannot be used: ${reason}`);
   };
-  let dataSource: DataSource | undefined;
   try {
     // Before the library's options: they create a missing directory, which is only right for the default.
     if (url.startsWith('sqlite:'))
       await withDeadline('the database directory check', checkSqliteDirectory(url, url.slice('sqlite:'.length)));
-    const options = dataSourceOptionsFromUrl(url);
-    dataSource = new DataSource({ ...options, migrationsRun: false });
-    await withDeadline('opening the database', dataSource.initialize());
-    // Reads the schema, so a file that is not a SQLite database fails here too.
-    await withDeadline(
-      'the first query',
-      dataSource.query(options.type === 'better-sqlite3' ? 'SELECT count(*) FROM sqlite_master' : 'SELECT 1'),
-    );
+    await probeStore(url, (what, work) => withDeadline(what, work));
   } catch (error) {
     fail(messageOf(error));
-  } finally {
-    if (dataSource?.isInitialized) await withDeadline('closing the database', dataSource.destroy()).catch(() => undefined);
   }
 }

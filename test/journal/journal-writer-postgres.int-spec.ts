@@ -10,6 +10,7 @@ import type { JournalDraft } from '../../libs/process-notifications/src/persiste
 import { POSTGRES_URL, connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { latch } from '../support/latch.js';
 import { notificationDraft } from '../support/notification-fixture.js';
+import { managerOf } from '../../libs/process-notifications/src/persistence/store-transaction.js';
 
 // The journal writer on a real PostgreSQL database (a schema of this file's own): lease fencing
 // per job, the NOTIFY hint of every committed batch, reads on pooled connections with a deadline,
@@ -168,7 +169,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const a = randomUUID();
       const b = randomUUID();
       await writer.write(() => Promise.resolve());
-      await writer.write(async (_manager, journal) => {
+      await writer.write(async (_store, journal) => {
         await journal.append(draft(a));
         await journal.append(draft(b));
         await journal.append(draft(a));
@@ -184,7 +185,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const fits = [...Array.from({ length: 213 }, () => randomUUID()), randomUUID().slice(0, 19)];
       const tooLong = [...Array.from({ length: 213 }, () => randomUUID()), randomUUID().slice(0, 20)];
       const writeAll = (sessions: string[]) =>
-        writer.write(async (_manager, journal) => {
+        writer.write(async (_store, journal) => {
           for (const sessionId of sessions) await journal.append(draft(sessionId));
         });
       await writeAll(fits);
@@ -200,7 +201,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
   describe('reads on a pooled connection', () => {
     it('answers a read the database does not finish within the deadline with JournalUnavailableError', async () => {
       const { writer } = await start(2, 300);
-      const answer = await settle(writer.read((manager) => manager.query('SELECT pg_sleep(1)')));
+      const answer = await settle(writer.read((store) => managerOf(store).query('SELECT pg_sleep(1)')));
       expect((answer as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
       expect((answer as { error: Error }).error.message).toBe('journal unavailable: the database did not answer within 300 ms');
     });
@@ -213,10 +214,10 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
           throw domain;
         }),
       ).rejects.toBe(domain);
-      const failed = await settle(writer.read((manager) => manager.query('SELECT no_such_column FROM pn_journal')));
+      const failed = await settle(writer.read((store) => managerOf(store).query('SELECT no_such_column FROM pn_journal')));
       expect((failed as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
       expect((failed as { error: Error }).error.message).toMatch(/no_such_column/);
-      await expect(writer.read((manager) => manager.query('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
+      await expect(writer.read((store) => managerOf(store).query('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
     });
 
     it('returns a page in sequence order, even after a record was updated in place (a payload dropped by retention)', async () => {
@@ -256,7 +257,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const sessionId = randomUUID();
       const [gate, release] = latch();
       const [inTransaction, entered] = latch();
-      const held = writer.write(async (_manager, journal) => {
+      const held = writer.write(async (_store, journal) => {
         await journal.append(draft(sessionId));
         entered();
         await gate;
@@ -275,9 +276,9 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       await expect(writer.isHealthy()).resolves.toBe(true);
       // A store failure (a statement timeout) puts the journal in an outage...
       await expect(
-        writer.write(async (manager) => {
-          await manager.query("SET LOCAL statement_timeout = '50ms'");
-          await manager.query('SELECT pg_sleep(2)');
+        writer.write(async (store) => {
+          await managerOf(store).query("SET LOCAL statement_timeout = '50ms'");
+          await managerOf(store).query('SELECT pg_sleep(2)');
         }),
       ).rejects.toBeInstanceOf(JournalUnavailableError);
       // ...which the probe alone ends, the database being fine.
@@ -290,7 +291,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
   describe('a server that does not answer', () => {
     it('answers a unit of work the server leaves unanswered for 1.5 s, long before its deadline', async () => {
       const { writer } = await start(2, 10_000);
-      const answer = await settle(writer.write((manager) => manager.query('SELECT pg_sleep(2.5)')));
+      const answer = await settle(writer.write((store) => managerOf(store).query('SELECT pg_sleep(2.5)')));
       expect(answer).toEqual({ error: expect.any(JournalUnavailableError) });
       expect((answer as { error: Error }).error.message).toMatch(/has not answered for 1500 ms/);
     });
@@ -301,8 +302,8 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const answers = await Promise.all(
         [0, 1, 2, 3].map((i) =>
           settle(
-            writer.write(async (manager) => {
-              await manager.query('SELECT pg_sleep(0.6)');
+            writer.write(async (store) => {
+              await managerOf(store).query('SELECT pg_sleep(0.6)');
               return i;
             }),
           ),
@@ -324,9 +325,9 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
       try {
         const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
-        await writer.read((manager) => manager.query('SELECT 1'));
+        await writer.read((store) => managerOf(store).query('SELECT 1'));
         const before = timers();
-        for (let i = 0; i < 3; i++) await writer.read((manager) => manager.query('SELECT 1'));
+        for (let i = 0; i < 3; i++) await writer.read((store) => managerOf(store).query('SELECT 1'));
         expect(timers()).toBe(before);
       } finally {
         await dataSource.destroy();
@@ -341,12 +342,12 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const { writer } = await start(1, 2_000);
       const sessionId = randomUUID();
       const pid = async () =>
-        ((await writer.write((manager) => manager.query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }])[0].pid;
+        ((await writer.write((store) => managerOf(store).query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }])[0].pid;
       const before = await pid();
       const failed = await settle(
-        writer.write(async (manager, journal) => {
+        writer.write(async (store, journal) => {
           await journal.append(draft(sessionId));
-          await manager.query('SELECT no_such_column FROM pn_journal');
+          await managerOf(store).query('SELECT no_such_column FROM pn_journal');
         }),
       );
       // A statement's own failure does not cost the connection.
@@ -354,7 +355,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       expect((failed as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
       expect(await recordsOf(sessionId)).toEqual([]);
       const next = draft(sessionId);
-      await expect(writer.write((_manager, journal) => journal.append(next))).resolves.toMatchObject({ appended: true });
+      await expect(writer.write((_store, journal) => journal.append(next))).resolves.toMatchObject({ appended: true });
       expect(await recordsOf(sessionId)).toEqual([next.idempotencyId]);
     });
 
@@ -365,13 +366,13 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       let runs = 0;
       let failedPid = 0;
       const failed = await settle(
-        writer.write(async (manager) => {
+        writer.write(async (store) => {
           runs += 1;
           if (runs === 1) {
-            failedPid = ((await manager.query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }])[0].pid;
+            failedPid = ((await managerOf(store).query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }])[0].pid;
             // The client is being closed (by its owner, so it reports no error of its own): the
             // writer's ROLLBACK after the failure below cannot be sent.
-            void (manager.queryRunner as unknown as { databaseConnection: { end(): Promise<void> } }).databaseConnection.end();
+            void (managerOf(store).queryRunner as unknown as { databaseConnection: { end(): Promise<void> } }).databaseConnection.end();
           }
           throw new Error('the unit of work failed');
         }),
@@ -380,7 +381,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       expect(runs).toBe(2);
       expect((failed as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
       expect((failed as { error: Error }).error.message).toMatch(/the unit of work failed/);
-      const [{ pid }] = (await writer.write((manager) => manager.query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }];
+      const [{ pid }] = (await writer.write((store) => managerOf(store).query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }];
       expect(failedPid).toBeGreaterThan(0);
       expect(pid).not.toBe(failedPid);
     });
@@ -389,16 +390,16 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const { writer } = await start(1, 3_000);
       let failedPid = 0;
       const failed = await settle(
-        writer.write(async (manager) => {
-          failedPid = ((await manager.query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }])[0].pid;
-          await manager.query("SET LOCAL statement_timeout = '50ms'");
-          await manager.query('SELECT pg_sleep(2)');
+        writer.write(async (store) => {
+          failedPid = ((await managerOf(store).query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }])[0].pid;
+          await managerOf(store).query("SET LOCAL statement_timeout = '50ms'");
+          await managerOf(store).query('SELECT pg_sleep(2)');
         }),
       );
       expect((failed as { error: unknown }).error).toBeInstanceOf(JournalUnavailableError);
       expect((failed as { error: Error }).error.message).toMatch(/statement timeout/);
       // A pool of one: the next transaction runs on the very connection that failed.
-      const [{ pid }] = (await writer.write((manager) => manager.query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }];
+      const [{ pid }] = (await writer.write((store) => managerOf(store).query('SELECT pg_backend_pid() AS pid'))) as [{ pid: number }];
       expect(failedPid).toBeGreaterThan(0);
       expect(pid).toBe(failedPid);
     });

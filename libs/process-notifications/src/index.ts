@@ -10,6 +10,7 @@ export {
 export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/journal-writer.service.js';
 export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
 export { runMigrationsExclusively } from './persistence/migration-lock.js';
+export { migrateStore, probeStore, type StoreProbeStep } from './persistence/store-probe.js';
 export { REFUSAL_RETENTION, RefusalStore, type RefusalRow } from './persistence/refusal-store.service.js';
 export { SchemaNewerThanCodeError } from './persistence/schema-newer-than-code.error.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';

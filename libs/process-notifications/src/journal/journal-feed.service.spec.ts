@@ -10,6 +10,7 @@ import { JournalWriter } from '../persistence/journal-writer.service.js';
 import { SessionLeases } from '../persistence/session-leases.service.js';
 import type { JournalDraft } from '../persistence/journal-draft.interface.js';
 import { JournalFeed } from './journal-feed.service.js';
+import { JournalNotifyListener } from '../persistence/journal-notify-listener.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 // The journal feed with the real writer and journal: on SQLite (this process's commits only) and
@@ -132,7 +133,7 @@ describe('JournalFeed on SQLite (one process: no LISTEN, no polling)', () => {
     dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
     const leases = new SessionLeases(dataSource);
     writer = new JournalWriter(dataSource, leases);
-    feed = new JournalFeed(dataSource, writer, leases);
+    feed = new JournalFeed(new JournalNotifyListener(dataSource), writer, leases);
   });
   afterEach(async () => {
     feed.onModuleDestroy();
@@ -176,7 +177,7 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     } as never).initialize();
     const leases = new SessionLeases(dataSource, { leaseTtlMs: 600_000 });
     const writer = new JournalWriter(dataSource, leases);
-    const feed = new JournalFeed(dataSource, writer, leases);
+    const feed = new JournalFeed(new JournalNotifyListener(dataSource), writer, leases);
     started.push(async () => {
       feed.onModuleDestroy();
       await leases.release();

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
-import { LoopEntity } from '../persistence/loop.entity.js';
+import type { LoopEntity } from '../persistence/loop.entity.js';
+import { LoopRows } from '../persistence/loop-rows.js';
 import type { SessionEntity } from '../persistence/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopLimitError } from '../errors/loop-limit.error.js';
@@ -30,6 +31,7 @@ function positiveInteger(value: number, name: string): number {
 export class Loops {
   // By session, then by loop id: a session's loops are read without a scan of all loops.
   private readonly bySession = new Map<string, Map<string, ProcessLoop>>();
+  private readonly rows = new LoopRows();
   private readonly capacity: number;
   private readonly maxLoopsPerSession: number;
   // Kept up to date by the loops themselves, so reading it never scans them.
@@ -47,15 +49,13 @@ export class Loops {
   async open({ sessionId }: SessionEntity, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
     const loopId = requireCanonicalUuid(requestedLoopId, 'loop_id');
     if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
-    const entity = await this.writer.write(async (manager) => {
-      if (await manager.existsBy(LoopEntity, { sessionId, loopId })) throw new AlreadyExistsError('loop', loopId);
+    const entity = await this.writer.write(async (store) => {
+      if (await this.rows.exists(store, sessionId, loopId)) throw new AlreadyExistsError('loop', loopId);
       // Counted in the serialized transaction, so concurrent calls cannot overshoot together.
-      if ((await manager.countBy(LoopEntity, { sessionId })) >= this.maxLoopsPerSession) {
+      if ((await this.rows.count(store, sessionId)) >= this.maxLoopsPerSession) {
         throw new LoopLimitError(sessionId, this.maxLoopsPerSession);
       }
-      const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt: new Date().toISOString() });
-      await manager.insert(LoopEntity, row);
-      return row;
+      return this.rows.insert(store, sessionId, loopId, engine, new Date().toISOString());
     }, sessionId);
     return this.add(entity);
   }
@@ -95,13 +95,13 @@ export class Loops {
     if (loop.state === 'stopped') return loop;
     let stoppedHere = false;
     try {
-      await this.writer.write(async (manager, journal) => {
+      await this.writer.write(async (store, journal) => {
         // The writer may run this twice (alone after a failed batch); a concurrent stop wins.
         if (!stoppedHere && loop.state === 'stopped') return;
         // From here on the loop takes nothing more, so the record lists exactly what it holds.
         loop.stop();
         stoppedHere = true;
-        await manager.update(LoopEntity, { sessionId: loop.sessionId, loopId: loop.loopId }, { state: 'stopped' });
+        await this.rows.stop(store, loop.sessionId, loop.loopId);
         await journal.append({
           sessionId: loop.sessionId,
           loopId: loop.loopId,

@@ -4,6 +4,7 @@ import { SessionLeases } from './session-leases.service.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
 import { latch } from '../../../../test/support/latch.js';
+import { managerOf } from './store-transaction.js';
 
 // What a rotation or a close changes in memory follows its commit (JournalTransaction.afterCommit):
 // at the commit, even for a caller that was answered at its deadline meanwhile (the token must
@@ -20,7 +21,7 @@ describe('JournalWriter afterCommit (real in-memory SQLite)', () => {
   it('runs the action once the transaction committed, before the next one runs', async () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), {});
     const seen: string[] = [];
-    const first = writer.write(async (_manager, journal) => {
+    const first = writer.write(async (_store, journal) => {
       journal.afterCommit(() => seen.push('committed'));
       seen.push('ran');
     });
@@ -32,7 +33,7 @@ describe('JournalWriter afterCommit (real in-memory SQLite)', () => {
     expect(seen).toEqual(['ran', 'next', 'committed']);
 
     seen.length = 0;
-    await writer.write(async (_manager, journal) => journal.afterCommit(() => seen.push('committed')));
+    await writer.write(async (_store, journal) => journal.afterCommit(() => seen.push('committed')));
     await writer.write(async () => {
       seen.push('later');
     });
@@ -44,7 +45,7 @@ describe('JournalWriter afterCommit (real in-memory SQLite)', () => {
     const [gate, release] = latch();
     let committed = false;
     const slow = writer
-      .write(async (_manager, journal) => {
+      .write(async (_store, journal) => {
         journal.afterCommit(() => (committed = true));
         await gate;
       })
@@ -61,9 +62,9 @@ describe('JournalWriter afterCommit (real in-memory SQLite)', () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), {});
     let committed = false;
     const failed = await writer
-      .write(async (manager, journal) => {
+      .write(async (store, journal) => {
         journal.afterCommit(() => (committed = true));
-        await manager.query('SELECT * FROM no_such_table');
+        await managerOf(store).query('SELECT * FROM no_such_table');
       })
       .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(Error);

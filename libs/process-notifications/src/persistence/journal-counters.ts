@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
+import { storeDialectOf } from './store-dialects.js';
 
 /** What one transaction's records change of one loop's counts. */
 interface LoopChange {
@@ -36,19 +37,13 @@ export class JournalCounters {
       oldest_unconsumed_sequence = COALESCE(oldest_unconsumed_sequence, ${p(1)}),
       oldest_unconsumed_at = COALESCE(oldest_unconsumed_at, ${p(2)}) WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
     this.oldestSql = `SELECT oldest_unconsumed_sequence FROM pn_loops WHERE session_id = ${p(0)} AND loop_id = ${p(1)}`;
-    const from = `FROM pn_journal j`;
-    const range = `j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.kind = 'process_notification' AND j.sequence >= ${p(2)}`;
     const consumed = `c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`;
-    // On PostgreSQL NOT EXISTS becomes an anti join that may probe on session_id alone (a scan of
-    // the session's consumed records per candidate: 37 ms for a 4,000-record session); a LATERAL
-    // with LIMIT 1 is one index probe per candidate. SQLite runs NOT EXISTS as that probe already.
-    this.nextOldestSql =
-      dataSource.options.type === 'postgres'
-        ? `SELECT j.sequence, j.created_at ${from}
-      LEFT JOIN LATERAL (SELECT 1 AS found FROM pn_journal c WHERE ${consumed} LIMIT 1) c ON true
-      WHERE ${range} AND c.found IS NULL ORDER BY j.sequence LIMIT 1`
-        : `SELECT j.sequence, j.created_at ${from}
-      WHERE ${range} AND NOT EXISTS (SELECT 1 FROM pn_journal c WHERE ${consumed})
+    // One index probe per candidate for its consumed record (probeJoin): on PostgreSQL a NOT
+    // EXISTS became an anti join probing on session_id alone, a scan of the session's consumed
+    // records per candidate (loop-reads-postgres spec).
+    this.nextOldestSql = `SELECT j.sequence, j.created_at FROM pn_journal j ${storeDialectOf(dataSource).probeJoin('pn_journal', 'c', consumed)}
+      WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.kind = 'process_notification' AND j.sequence >= ${p(2)}
+        AND c.sequence IS NULL
       ORDER BY j.sequence LIMIT 1`;
     this.consumedSql = `UPDATE pn_loops SET unconsumed = unconsumed + ${p(0)},
       oldest_unconsumed_sequence = ${p(1)}, oldest_unconsumed_at = ${p(2)} WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;

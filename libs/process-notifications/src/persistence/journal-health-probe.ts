@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { JournalDraft } from './journal-draft.interface.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { StoreDialect } from './store-dialect.js';
 
 /** Appends a draft inside the probe's transaction, as the writer does. */
 export type ProbeAppend = (manager: EntityManager, draft: JournalDraft) => Promise<{ written: readonly JournalRecordEntity[] }>;
@@ -30,7 +31,7 @@ export class JournalHealthProbe {
   private waiting?: Promise<boolean>;
 
   constructor(
-    private readonly sqlite: boolean,
+    private readonly dialect: StoreDialect,
     private readonly append: ProbeAppend,
   ) {}
 
@@ -61,13 +62,12 @@ export class JournalHealthProbe {
 
   /** The probe's work, for a store that is `failing` or not. */
   work(failing: boolean): (manager: EntityManager) => Promise<unknown> {
-    return failing && this.sqlite ? (manager) => this.probeAppend(manager) : () => Promise.resolve();
+    // In process (SQLite), a full disk shows on a write only; a server's failure shows at BEGIN.
+    return failing && this.dialect.inProcess ? (manager) => this.probeAppend(manager) : () => Promise.resolve();
   }
 
   private async probeAppend(manager: EntityManager): Promise<void> {
     const { written } = await this.append(manager, PROBE_DRAFT);
-    await manager.query('DELETE FROM pn_journal WHERE sequence = ?', [written[0]!.sequence]);
-    // AUTOINCREMENT moved on; move it back so the probe leaves no gap in the sequence.
-    await manager.query("UPDATE sqlite_sequence SET seq = seq - 1 WHERE name = 'pn_journal'");
+    await this.dialect.takeBackAppend(manager, written[0]!.sequence);
   }
 }

@@ -15,6 +15,7 @@ import { SessionLeases } from './session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 import { latch } from '../../../../test/support/latch.js';
 import { countEventLoopTurns } from '../../../../test/support/event-loop-turns.js';
+import { managerOf } from './store-transaction.js';
 
 const draft = (sessionId: string, loopId: string, idempotencyId?: string): JournalDraft =>
   notificationDraft({ sessionId, loopId, idempotencyId });
@@ -54,7 +55,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
   it('cannot write through a read: the statement fails with JournalUnavailableError and nothing changes', async () => {
     const sessionId = randomUUID();
     await expect(
-      writer.read((manager) => manager.insert(SessionEntity, { sessionId, tokenHash: null, createdAt: '2026-01-01T00:00:00Z' })),
+      writer.read((store) => managerOf(store).insert(SessionEntity, { sessionId, tokenHash: null, createdAt: '2026-01-01T00:00:00Z' })),
     ).rejects.toBeInstanceOf(JournalUnavailableError);
     expect(await dataSource.query('SELECT session_id FROM pn_sessions')).toEqual([]);
   });
@@ -66,7 +67,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
         throw domain;
       }),
     ).rejects.toBe(domain);
-    const failed = writer.read((manager) => manager.query('SELECT no_such_column FROM pn_journal'));
+    const failed = writer.read((store) => managerOf(store).query('SELECT no_such_column FROM pn_journal'));
     await expect(failed).rejects.toBeInstanceOf(JournalUnavailableError);
     await expect(failed).rejects.toThrow(/no_such_column/);
   });
@@ -214,7 +215,7 @@ describe('JournalWriter reads on a SQLite file', () => {
     const [gate, release] = latch();
     const [inTransaction, entered] = latch();
     // A unit of work that has written a record and holds its transaction open until released.
-    const held = writer.write(async (_manager, journal) => {
+    const held = writer.write(async (_store, journal) => {
       await journal.append(draft(SESSION, LOOP));
       entered();
       await gate;

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { storeDialectOf } from './store-dialects.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 
@@ -22,25 +23,13 @@ export class JournalReadConnection {
     private readonly dataSource: DataSource,
     private readonly timeoutMs: number,
   ) {
-    this.sqlite = dataSource.options.type === 'better-sqlite3';
+    this.sqlite = storeDialectOf(dataSource).inProcess;
   }
 
   /** Opens the read-only connection of a SQLite file (nothing to open otherwise). */
   async open(): Promise<void> {
-    const { type, database } = this.dataSource.options as { type: string; database?: unknown };
-    if (type !== 'better-sqlite3' || typeof database !== 'string' || database === ':memory:') return;
-    this.readSource = await new TypeOrmDataSource({
-      type: 'better-sqlite3',
-      database,
-      readonly: true,
-      entities: this.dataSource.options.entities,
-      synchronize: false,
-      migrationsRun: false,
-      logging: false,
-      prepareDatabase: (db: { pragma(source: string): unknown }) => {
-        db.pragma('busy_timeout = 2000');
-      },
-    }).initialize();
+    const options = storeDialectOf(this.dataSource).readOnlyOptions(this.dataSource.options);
+    if (options) this.readSource = await new TypeOrmDataSource(options).initialize();
   }
 
   // A better-sqlite3 read runs in this thread, without a pause: many readers at once would hold

@@ -2,7 +2,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
-import { sqliteConnectionOf, type SqliteConnection, type SqliteStatement } from './store-connection.js';
+import type { SqliteConnection, SqliteStatement } from './store-connection.js';
+import type { StoreDialect } from './store-dialect.js';
+import { storeDialectOf } from './store-dialects.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
@@ -54,11 +56,12 @@ export class JournalRows {
   private readonly insertManySql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
-  private readonly sqliteType: boolean;
+  private readonly dialect: StoreDialect;
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
   /**
-   * True on PostgreSQL: an append inserts first ({@link insertUnlessJournaled}) and reads the
-   * record under its id only when one is there, one round trip to the server instead of two.
+   * True where statements are round trips (PostgreSQL, {@link StoreDialect.insertsFirst}): an
+   * append inserts first ({@link insertUnlessJournaled}) and reads the record under its id only
+   * when one is there, and a batch's appends may go in one statement ({@link insertManyUnlessJournaled}).
    */
   readonly insertFirst: boolean;
 
@@ -72,33 +75,27 @@ export class JournalRows {
   ) {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     this.sessionParameter = p(0);
-    this.sqliteType = dataSource.options.type === 'better-sqlite3';
-    this.insertFirst = dataSource.options.type === 'postgres';
+    this.dialect = storeDialectOf(dataSource);
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
-    // RETURNING for PostgreSQL; SQLite hands back the rowid (the sequence) itself, 3 to 5 µs
-    // cheaper per insert than materialising a RETURNING row (measured with better-sqlite3).
-    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${
-      dataSource.options.type === 'postgres' ? ' RETURNING sequence' : ''
-    }`;
-    // Every statement of a write transaction on PostgreSQL is a round trip the transaction waits
-    // on, holding the batch behind it: the common case (a new id) costs one. The id is looked up
-    // in the statement, before a sequence is drawn (ON CONFLICT alone would draw one for a retry:
-    // a gap in the numbers); ON CONFLICT still skips a row a concurrent transaction wrote.
+    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${this.dialect.insertReturning}`;
+    this.insertFirst = this.dialect.insertsFirst;
+    // Where inserts go first, the id is looked up in the statement, before a sequence is drawn
+    // (ON CONFLICT alone would draw one for a retry: a gap in the numbers); ON CONFLICT still
+    // skips a row a concurrent transaction wrote. Casts: PostgreSQL infers no parameter type here.
     const typed = written.map((column, i) => `${p(i)}::${column === 'payload' ? 'text' : 'varchar'}`);
     this.insertNewSql = `INSERT INTO pn_journal (${written.join(', ')}) SELECT ${typed.join(', ')}
       WHERE NOT EXISTS (SELECT 1 FROM pn_journal WHERE session_id = ${typed[0]} AND idempotency_id = ${typed[3]})
       ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence`;
     // A batch's appends in one statement (one round trip however many), rows in array order, so
-    // sequences in that order too; ids already journaled are skipped (one index probe each:
-    // LATERAL ... LIMIT 1, which the planner cannot turn into a scan of the journal) and left to find().
+    // sequences in that order too; ids already journaled are skipped (one index probe each) and
+    // left to find().
     this.insertManySql = `INSERT INTO pn_journal (${written.join(', ')})
       SELECT ${written.map((column) => `v.${column}`).join(', ')}
       FROM unnest(${typed.map((value) => `${value}[]`).join(', ')})
         WITH ORDINALITY AS v(${written.join(', ')}, position)
-      LEFT JOIN LATERAL (SELECT 1 AS found FROM pn_journal j
-        WHERE j.session_id = v.session_id AND j.idempotency_id = v.idempotency_id LIMIT 1) j ON true
-      WHERE j.found IS NULL ORDER BY v.position
+      ${this.dialect.probeJoin('pn_journal', 'j', 'j.session_id = v.session_id AND j.idempotency_id = v.idempotency_id')}
+      WHERE j.sequence IS NULL ORDER BY v.position
       ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence, session_id, idempotency_id`;
     // Lifecycle records, consumption records and consumed notifications; never a pending
     // notification, never a loop's stop record (restore needs it).
@@ -122,16 +119,14 @@ export class JournalRows {
     const values = valuesOf(record);
     const sqlite = this.sqliteStatement(manager, this.insertSql);
     const sequence = sqlite
-      ? sqlite.run(...values).lastInsertRowid
-      : this.sqliteType
-        ? ((await manager.query(this.insertSql, values)) as number)
-        : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
-    return Object.assign(new JournalRecordEntity(), record, { sequence: Number(sequence) });
+      ? Number(sqlite.run(...values).lastInsertRowid)
+      : this.dialect.insertedSequence(await manager.query(this.insertSql, values));
+    return Object.assign(new JournalRecordEntity(), record, { sequence });
   }
 
   /**
    * Inserts a record unless one is journaled under its id in its session already (then
-   * undefined: read it with {@link find}). PostgreSQL only ({@link insertFirst}).
+   * undefined: read it with {@link find}). Where {@link insertFirst} only.
    */
   async insertUnlessJournaled(
     manager: EntityManager,
@@ -143,8 +138,8 @@ export class JournalRows {
 
   /**
    * Inserts records (no two with one id) in one statement, in order, skipping any whose id is
-   * journaled in its session already; returns those inserted, with their sequences.
-   * PostgreSQL only ({@link insertFirst}).
+   * journaled in its session already; returns those inserted, with their sequences. Where
+   * {@link insertFirst} only.
    */
   async insertManyUnlessJournaled(
     manager: EntityManager,
@@ -175,7 +170,7 @@ export class JournalRows {
     const sql = `SELECT j.sequence, j.payload FROM pn_journal j
        WHERE ${this.ofSession('j', sessionId)} j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`;
     const parameters = sessionId === undefined ? [] : [sessionId];
-    const sqlite = sqliteConnectionOf(manager.connection);
+    const sqlite = this.dialect.directConnection(manager.connection);
     const rows: Iterable<readonly unknown[]> = sqlite
       ? sqlite
           .prepare(sql)
@@ -205,7 +200,7 @@ export class JournalRows {
   // (measured in apps/bench: 10 to 20 % of notify throughput in memory, see docs/benchmarks.md).
   private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
     if (!this.direct) return undefined;
-    const sqlite = sqliteConnectionOf(manager.connection);
+    const sqlite = this.dialect.directConnection(manager.connection);
     if (!sqlite) return undefined;
     let statements = this.prepared.get(sqlite);
     if (!statements) this.prepared.set(sqlite, (statements = new Map()));

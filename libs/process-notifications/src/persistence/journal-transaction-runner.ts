@@ -1,7 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isServerError, isStoreFailure } from './store-failure.js';
-import { discardPostgresConnection, sqliteConnectionOf } from './store-connection.js';
+import type { StoreDialect } from './store-dialect.js';
+import { storeDialectOf } from './store-dialects.js';
 
 /** What one transaction answered: the body's value once committed, or why nothing counts. */
 export type TransactionResult<T> = { value: T; seconds: number } | { error: unknown; retryAlone: boolean };
@@ -15,13 +16,13 @@ export type TransactionResult<T> = { value: T; seconds: number } | { error: unkn
  * server answered with an error is rolled back and pooled).
  */
 export class JournalTransactionRunner {
-  private readonly sqlite: boolean;
+  private readonly dialect: StoreDialect;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: LoggerService,
   ) {
-    this.sqlite = dataSource.options.type === 'better-sqlite3';
+    this.dialect = storeDialectOf(dataSource);
   }
 
   /**
@@ -68,9 +69,7 @@ export class JournalTransactionRunner {
         this.rollbackSqlite(runner);
         if (this.inSqliteTransaction(runner)) throw new Error('the SQLite connection is stuck in a transaction');
       }
-      // IMMEDIATE takes the write lock now, so a concurrent process makes BEGIN wait
-      // (busy_timeout), never a statement halfway through the batch.
-      await runner.query(this.sqlite ? 'BEGIN IMMEDIATE' : 'BEGIN');
+      await runner.query(this.dialect.begin);
       return runner;
     } catch (error) {
       this.discardPooled(runner);
@@ -80,7 +79,7 @@ export class JournalTransactionRunner {
 
   // After any failure: leave the connection out of any transaction, or drop it.
   private async abort(runner: QueryRunner, error: unknown): Promise<void> {
-    if (this.sqlite) {
+    if (this.dialect.inProcess) {
       this.rollbackSqlite(runner);
       return;
     }
@@ -102,7 +101,7 @@ export class JournalTransactionRunner {
   // SQLite rolls back by itself after SQLITE_FULL, SQLITE_IOERR and the like; ROLLBACK is sent
   // only when a transaction is really open, and its own failure is left to the next BEGIN.
   private rollbackSqlite(runner: QueryRunner): void {
-    const db = sqliteConnectionOf(runner.connection);
+    const db = this.dialect.directConnection(runner.connection);
     if (!db?.open || !db.inTransaction) return;
     try {
       db.exec('ROLLBACK');
@@ -112,16 +111,16 @@ export class JournalTransactionRunner {
   }
 
   private inSqliteTransaction(runner: QueryRunner): boolean {
-    return sqliteConnectionOf(runner.connection)?.inTransaction === true;
+    return this.dialect.directConnection(runner.connection)?.inTransaction === true;
   }
 
   private releasePooled(runner: QueryRunner): void {
-    if (!this.sqlite && !runner.isReleased) void runner.release().catch(() => undefined);
+    this.dialect.release(runner);
   }
 
   // A PostgreSQL connection that failed or timed out mid-query is destroyed, not returned to
   // the pool: a stalled statement may still be queued on it.
   private discardPooled(runner: QueryRunner): void {
-    if (!this.sqlite) void discardPostgresConnection(runner);
+    this.dialect.discard(runner);
   }
 }

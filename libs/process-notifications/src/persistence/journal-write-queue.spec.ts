@@ -9,6 +9,7 @@ import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
 import { latch } from '../../../../test/support/latch.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
+import { managerOf } from './store-transaction.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -131,7 +132,7 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
     const [gate, release] = latch();
     const [inTransaction, entered] = latch();
     const first = draft();
-    const held = writer.write(async (_manager, journal) => {
+    const held = writer.write(async (_store, journal) => {
       await journal.append(first);
       entered();
       await gate;
@@ -211,7 +212,7 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
   it("does not log a job's own statement failure as a journal outage", async () => {
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
-    await expect(writer.write((manager) => manager.query('SELECT no_such_column FROM pn_journal'))).rejects.toBeInstanceOf(
+    await expect(writer.write((store) => managerOf(store).query('SELECT no_such_column FROM pn_journal'))).rejects.toBeInstanceOf(
       JournalUnavailableError,
     );
     expect(logged).not.toHaveBeenCalled();

@@ -9,6 +9,7 @@ import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from './session-leases.service.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
+import { managerOf } from './store-transaction.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();
@@ -67,7 +68,7 @@ describe('JournalWriter (real in-memory SQLite)', () => {
         }),
       ),
       settle(writer.append(other)),
-      settle(writer.write((manager) => manager.query('INSERT INTO no_such_table VALUES (1)'))),
+      settle(writer.write((store) => managerOf(store).query('INSERT INTO no_such_table VALUES (1)'))),
       settle(writer.append(first)),
       settle(
         writer.write(() => {
@@ -75,7 +76,7 @@ describe('JournalWriter (real in-memory SQLite)', () => {
         }),
       ),
       settle(writer.append(draft(first.idempotencyId, 'another-handle'))),
-      settle(writer.read((manager) => manager.query('SELECT 1 AS one'))),
+      settle(writer.read((store) => managerOf(store).query('SELECT 1 AS one'))),
     ]);
     // The batch rolled back, then each of its eight jobs ran alone: the six that did not fail committed.
     expect(commits.map((c) => c.size)).toEqual([1, 1, 1, 1, 1, 1]);

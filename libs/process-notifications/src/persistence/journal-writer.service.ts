@@ -26,9 +26,11 @@ import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../tracing/commit-span.js';
 import { isServerError } from './store-failure.js';
+import { storeDialectOf } from './store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart } from './loop-stream-rows.js';
+import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {
@@ -141,13 +143,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     }
     this.rows = new JournalRows(dataSource);
     this.loopStreams = new LoopStreamRows(dataSource);
-    this.pageSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
-    this.loopSlice = dataSource.options.type === 'better-sqlite3' ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
+    const dialect = storeDialectOf(dataSource);
+    this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
+    this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
     this.transactions = new JournalTransactionRunner(dataSource, this.logger);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
-    this.probe = new JournalHealthProbe(dataSource.options.type === 'better-sqlite3', (manager, draft) =>
-      this.appendWithin(manager, draft),
-    );
+    this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.appendWithin(manager, draft));
     this.fencing = new JournalFencing(leases);
     this.hint = new JournalCommitHint(leases.enabled);
     this.counters = new JournalCounters(dataSource);
@@ -159,7 +160,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       },
       this.logger,
       // SQLite runs in this thread: a stalled disk or a lock wait blocks the timers too.
-      dataSource.options.type === 'postgres' ? JOURNAL_SILENCE_MS : undefined,
+      dialect.inProcess ? undefined : JOURNAL_SILENCE_MS,
     );
   }
 
@@ -184,13 +185,19 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Runs `work` in the serialized queue, in one transaction with the appends it makes through
-   * `journal`. A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
+   * `journal` and the rows it writes through `store` (handed to persistence's row classes:
+   * `SessionRows`, `LoopRows`, `ProcessOutcomes.link`). A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
    * without failing the batch it shares with other callers, so it must be thrown before the work
    * writes anything.
    * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
    *   commits only while this node holds its lease (else `OwnerUnavailableError`)
    */
-  async write<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+  write<T>(work: (store: StoreTransaction, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+    return this.writeIn((manager, journal) => work(transactionOf(manager), journal), sessionId);
+  }
+
+  // {@link write}, its work given the manager itself (the writer's own row classes).
+  private async writeIn<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
     const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(
       async (manager) => {
         const written: JournalRecordEntity[] = [];
@@ -225,8 +232,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * `SessionClosedError` when the session is closed. Fenced like every write of the session.
    */
   rotateSessionToken(sessionId: string, tokenHash: string, onCommit: () => void): Promise<void> {
-    return this.write(async (manager, journal) => {
-      if (!(await this.sessionRows.replaceToken(manager, sessionId, tokenHash))) throw new SessionClosedError(sessionId, null);
+    return this.write(async (store, journal) => {
+      if (!(await this.sessionRows.replaceToken(store, sessionId, tokenHash))) throw new SessionClosedError(sessionId, null);
       journal.afterCommit(onCommit);
     }, sessionId);
   }
@@ -240,8 +247,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const done = this.closedSessions.get(sessionId);
     if (done !== undefined) return done;
     try {
-      return await this.write(async (manager, journal) => {
-        const at = await this.sessionRows.close(manager, sessionId, closedAt);
+      return await this.write(async (store, journal) => {
+        const at = await this.sessionRows.close(store, sessionId, closedAt);
         if (at === null) throw new Error(`session ${sessionId} has no row to close`);
         journal.afterCommit(() => {
           this.closedSessions.set(sessionId, at);
@@ -258,7 +265,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** The open session a token hash opens, read from the database. */
   sessionOfToken(tokenHash: string): Promise<SessionEntity | null> {
-    return this.lookup((manager) => this.sessionRows.byTokenHash(manager, tokenHash));
+    return this.lookup((store) => this.sessionRows.byTokenHash(store, tokenHash));
   }
 
   /** Refuses the writes of a session found closed (restore, or a read of its row). */
@@ -267,8 +274,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Runs a read, which never waits behind a write batch (see {@link JournalReadConnection}). */
-  read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.reads.read(work, (queued) => this.write(queued));
+  read<T>(work: (store: StoreReader) => Promise<T>): Promise<T> {
+    return this.readIn((manager) => work(readerOf(manager)));
+  }
+
+  // {@link read}, its work given the manager itself (the writer's own row classes).
+  private readIn<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.writeIn(queued));
   }
 
   /**
@@ -276,8 +288,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * PostgreSQL a server that has not answered it within {@link JOURNAL_SILENCE_MS} is taken for
    * unreachable (`JournalUnavailableError`), so a node cut from its database answers within 2 s.
    */
-  lookup<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.reads.read(work, (queued) => this.write(queued), JOURNAL_SILENCE_MS);
+  lookup<T>(work: (store: StoreReader) => Promise<T>): Promise<T> {
+    return this.lookupIn((manager) => work(readerOf(manager)));
+  }
+
+  // {@link lookup}, its work given the manager itself (the writer's own row classes).
+  private lookupIn<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.reads.read(work, (queued) => this.writeIn(queued), JOURNAL_SILENCE_MS);
   }
 
   /**
@@ -344,17 +361,19 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** Where a loop's event stream starts (see {@link LoopStreamRows.start}); undefined for an unknown loop. */
   loopStreamStart(sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
-    return this.lookup((manager) => this.loopStreams.start(manager, sessionId, loopId));
+    return this.lookupIn((manager) => this.loopStreams.start(manager, sessionId, loopId));
   }
 
   /** One read of a loop's event stream after `after` (see {@link LoopStreamRows.page}). */
   loopStreamPage(sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
-    return this.lookup((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
+    return this.lookupIn((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
   }
 
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.lookup((manager) => manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }));
+    return this.lookupIn((manager) =>
+      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }),
+    );
   }
 
   /**
@@ -375,7 +394,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     while (records.length < limit) {
       const take = Math.min(this.pageSlice, limit - records.length);
       let read = 0;
-      const slice = await this.lookup(async (manager) => {
+      const slice = await this.lookupIn(async (manager) => {
         const rows = await manager.find(JournalRecordEntity, {
           where: { sessionId, sequence: MoreThan(from) },
           order: { sequence: 'ASC' },
@@ -398,7 +417,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * every session, or of one.
    */
   restore(sessionId: string | undefined, rebuild: (rows: RestoreRows) => (pending: PendingRow) => void): Promise<void> {
-    return this.read(async (manager) => {
+    return this.readIn(async (manager) => {
       const where = sessionId === undefined ? {} : { sessionId };
       const sessions = await manager.find(SessionEntity, { where });
       for (const session of sessions) this.refuseWritesOf(session);
@@ -413,7 +432,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
   dropPayloads(cutoff: string, limit: number): Promise<number> {
-    return this.write((manager) => this.rows.dropPayloads(manager, cutoff, limit));
+    return this.writeIn((manager) => this.rows.dropPayloads(manager, cutoff, limit));
   }
 
   /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */

@@ -1,5 +1,6 @@
 import { MigrationExecutor, type DataSource, type Migration } from 'typeorm';
 import { SchemaNewerThanCodeError } from './schema-newer-than-code.error.js';
+import { storeDialectOf } from './store-dialects.js';
 
 // Each try is a short statement (the connection's statement_timeout is a few seconds), repeated
 // until the other process is done or this long has passed.
@@ -33,7 +34,7 @@ export async function runMigrationsExclusively(
   dataSource: DataSource,
   options: { transaction?: 'all' | 'each' | 'none' } = {},
 ): Promise<Migration[]> {
-  if (dataSource.options.type !== 'postgres') {
+  if (!storeDialectOf(dataSource).shared) {
     await refuseNewerSchema(dataSource);
     return dataSource.runMigrations(options);
   }

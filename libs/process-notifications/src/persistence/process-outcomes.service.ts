@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { In, type EntityManager } from 'typeorm';
+import { In } from 'typeorm';
+import { managerOf, type StoreTransaction } from './store-transaction.js';
 import { JournalWriter } from './journal-writer.service.js';
 import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
 import { OUTCOME_KINDS, type OutcomeKind } from '../vocabulary/process-vocabulary.js';
@@ -42,9 +43,9 @@ export class ProcessOutcomes {
    * outcome of its `command_id` unless an earlier record already is. A record without
    * `command_id` (or of another kind) links nothing.
    */
-  async link(manager: EntityManager, sessionId: string, sequence: number, record: ProcessLifecycleRecord): Promise<void> {
+  async link(store: StoreTransaction, sessionId: string, sequence: number, record: ProcessLifecycleRecord): Promise<void> {
     if (record.command_id === undefined || !isOutcomeKind(record.kind)) return;
-    await manager
+    await managerOf(store)
       .createQueryBuilder()
       .insert()
       .into(ProcessOutcomeEntity)
@@ -71,8 +72,8 @@ export class ProcessOutcomes {
     if (commandIds.length === 0) return outcomes;
     // Both read the primary key: the ids themselves, or for a long list (a loop restored with
     // more than its capacity) the session's range of it in one statement.
-    const rows = await this.journal.read((manager) =>
-      manager.find(ProcessOutcomeEntity, {
+    const rows = await this.journal.read((store) =>
+      managerOf(store).find(ProcessOutcomeEntity, {
         where: commandIds.length <= LOOKUP_LIMIT ? { sessionId, commandId: In([...commandIds]) } : { sessionId },
       }),
     );

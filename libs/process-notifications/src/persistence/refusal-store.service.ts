@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../constants.js';
 import { SessionLeases } from './session-leases.service.js';
 import { JournalWriter } from './journal-writer.service.js';
+import { managerOf } from './store-transaction.js';
 
 /**
  * How many refusals the database keeps, cluster-wide: the newest ones. Every write prunes the
@@ -83,7 +84,8 @@ export class RefusalStore {
       ];
       return `(${values.map((value) => this.p(parameters.push(value) - 1)).join(', ')})`;
     });
-    await this.journal.write(async (manager) => {
+    await this.journal.write(async (store) => {
+      const manager = managerOf(store);
       await manager.query(`INSERT INTO pn_refusals (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, parameters);
       // Ids grow with every insert: all below the newest REFUSAL_RETENTION go.
       await manager.query(
@@ -95,7 +97,7 @@ export class RefusalStore {
   /** The newest `limit` refusals, newest first. */
   async recent(limit: number): Promise<RefusalRow[]> {
     const rows = await this.journal.read(
-      (manager) => manager.query(`${SELECT} ORDER BY id DESC LIMIT ${this.p(0)}`, [limit]) as Promise<Row[]>,
+      (store) => managerOf(store).query(`${SELECT} ORDER BY id DESC LIMIT ${this.p(0)}`, [limit]) as Promise<Row[]>,
     );
     return rows.map(refusalOf);
   }
@@ -103,7 +105,7 @@ export class RefusalStore {
   /** The refusals of deliveries with this command id (lower case), newest first. */
   async ofCommand(commandId: string): Promise<RefusalRow[]> {
     const rows = await this.journal.read(
-      (manager) => manager.query(`${SELECT} WHERE command_id = ${this.p(0)} ORDER BY id DESC`, [commandId]) as Promise<Row[]>,
+      (store) => managerOf(store).query(`${SELECT} WHERE command_id = ${this.p(0)} ORDER BY id DESC`, [commandId]) as Promise<Row[]>,
     );
     return rows.map(refusalOf);
   }

@@ -7,6 +7,7 @@ import { PN_CONNECTION } from '../constants.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
+import { storeDialectOf } from './store-dialects.js';
 
 // What the heartbeat needs of a node-postgres pooled client.
 interface PooledClient {
@@ -62,7 +63,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
-    this.enabled = dataSource.options.type === 'postgres';
+    this.enabled = storeDialectOf(dataSource).shared;
     this.ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     if (!Number.isSafeInteger(this.ttlMs) || this.ttlMs < 1000) {
       throw new Error(`leaseTtlMs must be an integer of at least 1000, got ${String(options.leaseTtlMs)}`);

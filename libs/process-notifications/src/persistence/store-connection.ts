@@ -1,4 +1,4 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
 
 /*
  * The one place where the library looks past TypeORM at the driver's own connection, and why.
@@ -36,12 +36,6 @@ export interface SqliteStatement {
   all(...parameters: unknown[]): unknown[];
   run(...parameters: unknown[]): { lastInsertRowid: number | bigint };
   raw(): { iterate(...parameters: unknown[]): IterableIterator<unknown[]> };
-}
-
-/** The better-sqlite3 connection behind a TypeORM data source, or undefined on PostgreSQL. */
-export function sqliteConnectionOf(dataSource: DataSource): SqliteConnection | undefined {
-  if (dataSource.options.type !== 'better-sqlite3') return undefined;
-  return (dataSource.driver as { databaseConnection?: SqliteConnection }).databaseConnection;
 }
 
 // What the writer needs of a node-postgres pooled client.

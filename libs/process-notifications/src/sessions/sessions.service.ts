@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { SessionEntity } from '../persistence/session.entity.js';
+import type { SessionEntity } from '../persistence/session.entity.js';
+import { SessionRows } from '../persistence/session-rows.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { SessionClosedError } from '../errors/session-closed.error.js';
@@ -31,6 +32,7 @@ export class Sessions {
   private readonly byId = new Map<string, SessionEntity>();
   private readonly byTokenHash = new Map<string, string>();
   private readonly others: BoundedCache<string, SessionEntity>;
+  private readonly rows = new SessionRows();
 
   constructor(
     private readonly writer: JournalWriter,
@@ -46,16 +48,9 @@ export class Sessions {
   async open(requestedId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
     const sessionId = requireCanonicalUuid(requestedId, 'session_id');
     const token = randomBytes(32).toString('base64url');
-    const session = await this.writer.write(async (manager) => {
-      if (await manager.existsBy(SessionEntity, { sessionId })) throw new AlreadyExistsError('session', sessionId);
-      const entity = manager.create(SessionEntity, {
-        sessionId,
-        tokenHash: hashToken(token),
-        createdAt: new Date().toISOString(),
-        closedAt: null,
-      });
-      await manager.insert(SessionEntity, entity);
-      return entity;
+    const session = await this.writer.write(async (store) => {
+      if (await this.rows.exists(store, sessionId)) throw new AlreadyExistsError('session', sessionId);
+      return this.rows.insert(store, sessionId, hashToken(token), new Date().toISOString());
     });
     this.add(session);
     return { session, token };
@@ -70,7 +65,7 @@ export class Sessions {
     const cached = this.cached(id);
     if (cached) return cached;
     if (!this.leases.enabled) throw new SessionNotFoundError(sessionId);
-    const session = await this.writer.lookup((manager) => manager.findOneBy(SessionEntity, { sessionId: id }));
+    const session = await this.writer.lookup((store) => this.rows.byId(store, id));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
     return session;

@@ -77,9 +77,9 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     const { record: entry, appended } = await tracedAppend(draft, () =>
       dto.command_id === undefined
         ? this.journal.append(draft)
-        : this.journal.write(async (manager, journal) => {
+        : this.journal.write(async (store, journal) => {
             const append = await journal.append(draft);
-            if (append.appended) await this.outcomes.link(manager, caller, append.record.sequence, dto);
+            if (append.appended) await this.outcomes.link(store, caller, append.record.sequence, dto);
             return append;
           }, caller),
     );

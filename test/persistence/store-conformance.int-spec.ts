@@ -1,0 +1,443 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { filter, firstValueFrom, take, toArray } from 'rxjs';
+import { DataSource } from 'typeorm';
+import { AdminReads } from '../../libs/process-notifications/src/persistence/admin-reads.service.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
+import { JournalNotifyListener } from '../../libs/process-notifications/src/persistence/journal-notify-listener.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
+import { LoopRows } from '../../libs/process-notifications/src/persistence/loop-rows.js';
+import { runMigrationsExclusively } from '../../libs/process-notifications/src/persistence/migration-lock.js';
+import { ProcessOutcomes } from '../../libs/process-notifications/src/persistence/process-outcomes.service.js';
+import { RefusalStore, type RefusalRow } from '../../libs/process-notifications/src/persistence/refusal-store.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
+import { SessionRows } from '../../libs/process-notifications/src/persistence/session-rows.js';
+import { storeDialectOf } from '../../libs/process-notifications/src/persistence/store-dialects.js';
+import { managerOf } from '../../libs/process-notifications/src/persistence/store-transaction.js';
+import { JournalFeed } from '../../libs/process-notifications/src/journal/journal-feed.service.js';
+import { IdempotencyCollisionError } from '../../libs/process-notifications/src/errors/idempotency-collision.error.js';
+import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
+import type { ProcessLifecycleRecord } from '../../libs/process-notifications/src/model/process-lifecycle-record.interface.js';
+import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { notificationDraft } from '../support/notification-fixture.js';
+
+/**
+ * One set of assertions for every port of `persistence/`, run against each database the library
+ * supports (issue 38): a SQLite file in a directory of its own and a fresh PostgreSQL schema.
+ * Each store is built as the module builds it (migrations under their lock, the writer with its
+ * read connection, the leases with their heartbeat); each test owns the sessions it opens.
+ */
+
+/** The ports of one database, and what a test needs to use them as the library does. */
+interface Store {
+  readonly dataSource: DataSource;
+  readonly leases: SessionLeases;
+  readonly writer: JournalWriter;
+  readonly admin: AdminReads;
+  readonly refusals: RefusalStore;
+  readonly outcomes: ProcessOutcomes;
+  readonly listener: JournalNotifyListener;
+  readonly feed: JournalFeed;
+  close(): Promise<void>;
+}
+
+async function openStore(databaseUrl: string): Promise<Store> {
+  const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
+  await runMigrationsExclusively(dataSource, { transaction: 'all' });
+  const leases = new SessionLeases(dataSource, { leaseTtlMs: 600_000 });
+  await leases.onModuleInit();
+  const writer = new JournalWriter(dataSource, leases);
+  await writer.onModuleInit();
+  const listener = new JournalNotifyListener(dataSource);
+  const feed = new JournalFeed(listener, writer, leases);
+  await feed.onModuleInit();
+  return {
+    dataSource,
+    leases,
+    writer,
+    admin: new AdminReads(writer, dataSource),
+    refusals: new RefusalStore(writer, leases, dataSource),
+    outcomes: new ProcessOutcomes(writer),
+    listener,
+    feed,
+    close: async () => {
+      feed.onModuleDestroy();
+      await writer.onModuleDestroy();
+      await leases.onModuleDestroy();
+      if (dataSource.isInitialized) await dataSource.destroy();
+    },
+  };
+}
+
+interface Database {
+  readonly name: string;
+  /** A database URL of its own, and how to drop what it made. */
+  create(): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+const sqlite: Database = {
+  name: 'SQLite',
+  create: () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pn-store-conformance-'));
+    return Promise.resolve({
+      url: `sqlite:${join(dir, 'store.db')}`,
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    });
+  },
+};
+
+const admin = await connectPostgresAdmin();
+const postgres: Database = {
+  name: 'PostgreSQL',
+  create: async () => {
+    const schema = freshSchema();
+    await admin!.query(`CREATE SCHEMA ${schema.name}`);
+    return { url: schema.databaseUrl, drop: async () => void (await admin!.query(`DROP SCHEMA ${schema.name} CASCADE`)) };
+  },
+};
+
+afterAll(async () => {
+  if (admin?.isInitialized) await admin.destroy();
+});
+
+const sessionRows = new SessionRows();
+const loopRows = new LoopRows();
+
+describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (database) => {
+  let store: Store;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const created = await database.create();
+    drop = created.drop;
+    store = await openStore(created.url);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await drop?.();
+  });
+
+  // A session of the test's own, owned by this node (on PostgreSQL its lease is held: its writes are fenced).
+  const openSession = async (createdAt = new Date().toISOString()): Promise<string> => {
+    const sessionId = randomUUID();
+    await store.writer.write((tx) => sessionRows.insert(tx, sessionId, `hash-${sessionId}`, createdAt));
+    if (store.leases.enabled) store.leases.hold(sessionId, (await store.leases.acquire(sessionId))!);
+    return sessionId;
+  };
+  const openLoop = async (sessionId: string, createdAt = new Date().toISOString()): Promise<string> => {
+    const loopId = randomUUID();
+    await store.writer.write((tx) => loopRows.insert(tx, sessionId, loopId, 'native', createdAt), sessionId);
+    return loopId;
+  };
+
+  describe('session rows', () => {
+    it('insert, find by id and by token hash, rotate the token, close once', async () => {
+      const sessionId = randomUUID();
+      await expect(store.writer.lookup((reader) => sessionRows.exists(reader, sessionId))).resolves.toBe(false);
+      const sessionId2 = await openSession('2026-01-01T00:00:00.000Z');
+      await expect(store.writer.lookup((reader) => sessionRows.exists(reader, sessionId2))).resolves.toBe(true);
+      await expect(store.writer.lookup((reader) => sessionRows.byId(reader, sessionId2))).resolves.toMatchObject({
+        sessionId: sessionId2,
+        tokenHash: `hash-${sessionId2}`,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        closedAt: null,
+      });
+      await expect(store.writer.sessionOfToken(`hash-${sessionId2}`)).resolves.toMatchObject({ sessionId: sessionId2 });
+
+      let rotated = false;
+      await store.writer.rotateSessionToken(sessionId2, 'rotated', () => (rotated = true));
+      expect(rotated).toBe(true);
+      await expect(store.writer.sessionOfToken(`hash-${sessionId2}`)).resolves.toBeNull();
+      await expect(store.writer.sessionOfToken('rotated')).resolves.toMatchObject({ sessionId: sessionId2 });
+
+      const closedAt = '2026-01-02T00:00:00.000Z';
+      await expect(store.writer.closeSession(sessionId2, closedAt, () => undefined)).resolves.toBe(closedAt);
+      await expect(store.writer.closeSession(sessionId2, '2026-01-03T00:00:00.000Z', () => undefined)).resolves.toBe(closedAt);
+      await expect(store.writer.sessionOfToken('rotated')).resolves.toBeNull();
+      await expect(store.writer.lookup((reader) => sessionRows.byId(reader, sessionId2))).resolves.toMatchObject({
+        closedAt,
+        tokenHash: null,
+      });
+    });
+  });
+
+  describe('loop rows', () => {
+    it('insert, count, find and stop the loops of one session only', async () => {
+      const sessionId = await openSession();
+      const other = await openSession();
+      const first = await openLoop(sessionId);
+      await openLoop(sessionId);
+      await openLoop(other);
+      await expect(store.writer.lookup((reader) => loopRows.count(reader, sessionId))).resolves.toBe(2);
+      await expect(store.writer.lookup((reader) => loopRows.exists(reader, sessionId, first))).resolves.toBe(true);
+      await expect(store.writer.lookup((reader) => loopRows.exists(reader, other, first))).resolves.toBe(false);
+      await store.writer.write((tx) => loopRows.stop(tx, sessionId, first), sessionId);
+      const loops = await store.admin.loops({ sessionId, stoppedOnly: true }, 10);
+      expect(loops.map((loop) => [loop.loopId, loop.state])).toEqual([[first, 'stopped']]);
+    });
+  });
+
+  describe('journal append', () => {
+    it('appends a new record, answers a duplicate with the original, refuses a collision naming the fields', async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const draft = notificationDraft({ sessionId, loopId });
+      const first = await store.writer.append(draft);
+      expect(first).toMatchObject({ appended: true, record: { sessionId, loopId, idempotencyId: draft.idempotencyId } });
+      const again = await store.writer.append(draft);
+      expect(again.appended).toBe(false);
+      expect(again.record.sequence).toBe(first.record.sequence);
+      const collision = await store.writer
+        .append(notificationDraft({ sessionId, loopId, idempotencyId: draft.idempotencyId, processHandle: 'other' }))
+        .catch((error: unknown) => error);
+      expect(collision).toBeInstanceOf(IdempotencyCollisionError);
+      expect(collision).toMatchObject({ sequence: first.record.sequence, differingFields: ['process_handle'] });
+      const later = await store.writer.append(notificationDraft({ sessionId, loopId }));
+      expect(later.record.sequence).toBeGreaterThan(first.record.sequence);
+      await expect(store.writer.page(sessionId, 0, 10)).resolves.toEqual([
+        expect.objectContaining({ sequence: first.record.sequence }),
+        expect.objectContaining({ sequence: later.record.sequence }),
+      ]);
+    });
+  });
+
+  describe('consume', () => {
+    it('consumes once, answers a second consume with the first record, and an unknown id as not found', async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const otherLoop = await openLoop(sessionId);
+      const { record } = await store.writer.append(notificationDraft({ sessionId, loopId }));
+      const commandId = record.idempotencyId;
+      const unknown = randomUUID();
+      const [once] = await store.writer.consume(sessionId, loopId, [commandId], () => false);
+      expect(once).toEqual({ commandId, consumed: true, sequence: expect.any(Number) as number });
+      const twice = await store.writer.consume(sessionId, loopId, [commandId, unknown], () => false);
+      expect(twice).toEqual([
+        { commandId, consumed: false, sequence: (once as { sequence: number }).sequence },
+        { commandId: unknown, notFound: true },
+      ]);
+      // Another loop of the session never had it.
+      await expect(store.writer.consume(sessionId, otherLoop, [commandId], () => false)).resolves.toEqual([{ commandId, notFound: true }]);
+      await expect(store.writer.consumptionOf(sessionId, commandId)).resolves.toMatchObject({ causeCommandId: commandId });
+    });
+  });
+
+  describe('admin reads', () => {
+    it('page sessions newest first with their counts, and loops as selected', async () => {
+      // Far in the future, so these three are the newest sessions of the database.
+      const [a, b, c] = [
+        await openSession('2999-01-01T00:00:01.000Z'),
+        await openSession('2999-01-01T00:00:02.000Z'),
+        await openSession('2999-01-01T00:00:03.000Z'),
+      ];
+      const running = await openLoop(c, '2999-01-01T00:00:04.000Z');
+      const stopped = await openLoop(c, '2999-01-01T00:00:05.000Z');
+      await store.writer.append(notificationDraft({ sessionId: c, loopId: running }));
+      const { record } = await store.writer.append(notificationDraft({ sessionId: c, loopId: running }));
+      const last = await store.writer.append(notificationDraft({ sessionId: c, loopId: stopped }));
+      await store.writer.write((tx) => loopRows.stop(tx, c, stopped), c);
+
+      const first = await store.admin.sessions(2);
+      expect(first.map((row) => row.sessionId)).toEqual([c, b]);
+      expect(first[0]).toEqual({
+        sessionId: c,
+        createdAt: '2999-01-01T00:00:03.000Z',
+        closedAt: null,
+        lastSequence: last.record.sequence,
+        loops: 2,
+        runningLoops: 1,
+        unconsumed: 3,
+      });
+      const next = await store.admin.sessions(2, ['2999-01-01T00:00:02.000Z', b]);
+      expect(next.map((row) => row.sessionId)[0]).toBe(a);
+      expect(next[0]).toMatchObject({ loops: 0, runningLoops: 0, unconsumed: 0, lastSequence: 0 });
+
+      const loops = await store.admin.loops({ sessionId: c }, 10);
+      expect(loops.map((loop) => [loop.loopId, loop.state, loop.unconsumed])).toEqual([
+        [stopped, 'stopped', 1],
+        [running, 'running', 2],
+      ]);
+      expect((await store.admin.loops({ sessionId: c }, 1, ['2999-01-01T00:00:05.000Z', c, stopped])).map((loop) => loop.loopId)).toEqual([
+        running,
+      ]);
+      expect((await store.admin.loops({ sessionId: c, unconsumedAtLeast: 2 }, 10)).map((loop) => loop.loopId)).toEqual([running]);
+      expect(
+        await store.admin.loops({ sessionId: c, withUnconsumed: true, oldestUnconsumedBefore: '2000-01-01T00:00:00.000Z' }, 10),
+      ).toEqual([]);
+
+      await store.writer.consume(c, running, [record.idempotencyId], () => false);
+      expect((await store.admin.loops({ sessionId: c }, 10)).map((loop) => loop.unconsumed)).toEqual([1, 1]);
+      const [found] = await store.admin.notifications(record.idempotencyId);
+      expect(found).toMatchObject({
+        sessionId: c,
+        loopId: running,
+        loopState: 'running',
+        sequence: record.sequence,
+        consumedSequence: expect.any(Number) as number,
+      });
+      expect(JSON.parse(found!.payload!)).toMatchObject({ command_id: record.idempotencyId });
+      await expect(store.admin.notifications(randomUUID())).resolves.toEqual([]);
+      expect(await store.admin.sessionCount()).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  describe('process outcomes', () => {
+    it('link the first completed record naming a command, never a later one, in its transaction', async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const commandId = randomUUID();
+      const record = (eventId: string, exitCode: number): ProcessLifecycleRecord => ({
+        event_id: eventId,
+        kind: 'completed',
+        session_id: sessionId,
+        loop_id: loopId,
+        process_handle: 'p',
+        origin_execution_id: 'x',
+        state: 'exited',
+        process_created_at: '2026-01-01T00:00:00.000Z',
+        has_exit_code: true,
+        exit_code: exitCode,
+        command_id: commandId,
+      });
+      const link = (lifecycle: ProcessLifecycleRecord) =>
+        store.writer.write(async (tx, journal) => {
+          const { record: entry } = await journal.append({
+            sessionId,
+            loopId,
+            kind: lifecycle.kind,
+            idempotencyId: lifecycle.event_id,
+            payload: { ...lifecycle },
+          });
+          await store.outcomes.link(tx, sessionId, entry.sequence, lifecycle);
+          return entry.sequence;
+        }, sessionId);
+      const firstEvent = randomUUID();
+      const sequence = await link(record(firstEvent, 3));
+      await link(record(randomUUID(), 4));
+      const outcomes = await store.outcomes.of(sessionId, [commandId, randomUUID()]);
+      expect([...outcomes.keys()]).toEqual([commandId]);
+      expect(outcomes.get(commandId)).toMatchObject({ eventId: firstEvent, kind: 'completed', sequence, hasExitCode: true, exitCode: 3 });
+    });
+  });
+
+  describe('refusal store', () => {
+    it('keeps refusals newest first, by command id', async () => {
+      const commandId = randomUUID();
+      const refusal = (code: string): RefusalRow => ({
+        at: new Date().toISOString(),
+        code,
+        cause: null,
+        sessionId: randomUUID(),
+        loopId: null,
+        commandId,
+        eventId: null,
+        originalSequence: code === 'idempotency_collision' ? 7 : null,
+        differingFields: code === 'idempotency_collision' ? ['state', 'reason'] : null,
+        nodeId: store.refusals.nodeId,
+      });
+      const saved = [refusal('inbox_full'), refusal('idempotency_collision')];
+      await store.refusals.save(saved);
+      await expect(store.refusals.ofCommand(commandId)).resolves.toEqual([saved[1], saved[0]]);
+      await expect(store.refusals.recent(1)).resolves.toEqual([saved[1]]);
+    });
+  });
+
+  describe('loop stream rows', () => {
+    it("reads one loop's notifications and consumed records after a sequence, never another loop's", async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const other = await openLoop(sessionId);
+      const one = await store.writer.append(notificationDraft({ sessionId, loopId }));
+      await store.writer.append(notificationDraft({ sessionId, loopId: other }));
+      const two = await store.writer.append(notificationDraft({ sessionId, loopId }));
+      await expect(store.writer.loopStreamStart(sessionId, loopId)).resolves.toEqual({
+        oldestUnconsumed: one.record.sequence,
+        lastSequence: two.record.sequence,
+      });
+      const [consumed] = await store.writer.consume(sessionId, loopId, [one.record.idempotencyId], () => true);
+      const page = await store.writer.loopStreamPage(sessionId, loopId, 0, 10);
+      expect(page.rows.map((row) => [row.kind, row.sequence])).toEqual([
+        ['notification', two.record.sequence],
+        ['consumed', (consumed as { sequence: number }).sequence],
+      ]);
+      expect(page.more).toBe(false);
+      await expect(store.writer.loopStreamStart(sessionId, randomUUID())).resolves.toBeUndefined();
+    });
+  });
+
+  describe('store dialect', () => {
+    it("answers its probe, reads a payload's JSON text, and takes an append back", async () => {
+      const dialect = storeDialectOf(store.dataSource);
+      await expect(store.dataSource.query(dialect.probe)).resolves.toHaveLength(1);
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const { record } = await store.writer.append(notificationDraft({ sessionId, loopId }));
+      const [row] = (await store.writer.read((reader) =>
+        managerOf(reader).query(
+          `SELECT ${dialect.jsonText('payload', 'command_id')} AS command_id FROM pn_journal WHERE sequence = ${record.sequence}`,
+        ),
+      )) as Array<{ command_id: string }>;
+      expect(row?.command_id).toBe(record.idempotencyId);
+      await store.writer.write((tx) => dialect.takeBackAppend(managerOf(tx), record.sequence), sessionId);
+      await expect(store.writer.page(sessionId, 0, 10)).resolves.toEqual([]);
+      expect(dialect.shared).toBe(store.leases.enabled);
+    });
+  });
+
+  describe('the feed', () => {
+    it("wakes a reader of a session at each commit of its records, not at another session's", async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const otherSession = await openSession();
+      const otherLoop = await openLoop(otherSession);
+      const woken = firstValueFrom(store.feed.changes(sessionId).pipe(take(1), toArray()));
+      await store.writer.append(notificationDraft({ sessionId: otherSession, loopId: otherLoop }));
+      await store.writer.append(notificationDraft({ sessionId, loopId }));
+      await expect(woken).resolves.toHaveLength(1);
+    });
+  });
+
+  // One node on SQLite: no leases, nothing to listen to. These are PostgreSQL's alone.
+  (database === postgres ? describe : describe.skip)('leases and the notify listener (several nodes)', () => {
+    it("refuses a write of a session this node does not hold, hands a released session on at the next epoch, and hears another node's commits", async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const stranger = randomUUID();
+      await store.writer.write((tx) => sessionRows.insert(tx, stranger, `hash-${stranger}`, new Date().toISOString()));
+      await expect(store.writer.append(notificationDraft({ sessionId: stranger, loopId }))).rejects.toBeInstanceOf(OwnerUnavailableError);
+      expect(store.listener.listening).toBe(true);
+
+      // Another node on the same schema commits a record of this node's session: a NOTIFY wakes the reader here.
+      const otherNode = new DataSource({
+        ...dataSourceOptionsFromUrl(String((store.dataSource.options as { url: string }).url)),
+        migrationsRun: false,
+      });
+      await otherNode.initialize();
+      const leases = new SessionLeases(otherNode, { leaseTtlMs: 600_000 });
+      await leases.onModuleInit();
+      try {
+        const writer = new JournalWriter(otherNode, leases);
+        const hint = firstValueFrom(
+          store.listener.hints$.pipe(
+            filter((sessions) => sessions.split(',').includes(sessionId)),
+            take(1),
+          ),
+        );
+        // Held by a live node: not another's to take. Released (as a node that stops does): taken at the next epoch.
+        const epoch = store.leases.heldEpoch(sessionId)!;
+        await expect(leases.acquire(sessionId)).resolves.toBeUndefined();
+        await store.leases.release();
+        const next = (await leases.acquire(sessionId))!;
+        expect(next).toBe(epoch + 1);
+        leases.hold(sessionId, next);
+        await writer.append(notificationDraft({ sessionId, loopId }));
+        await expect(hint).resolves.toContain(sessionId);
+      } finally {
+        await leases.onModuleDestroy();
+        await otherNode.destroy();
+      }
+    });
+  });
+});
