@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Query, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { MAX_JOURNAL_PAGE } from 'process-notifications-contract';
 import { map, type Observable } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { ApiProblems, AUTH_PROBLEMS } from '../http/api-problems.decorator.js';
@@ -18,8 +19,6 @@ import { SessionEventStream } from './session-event-stream.service.js';
 import { AnyNode } from '../cluster/owner-routed.decorator.js';
 import { loopMessageEvent } from './dto/loop-event.dto.js';
 
-/** Most records one journal page may return. */
-export const MAX_JOURNAL_PAGE = 1000;
 // A sequence the client may leave out: -1 when absent (no client can send it).
 const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
 const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });

@@ -1,12 +1,15 @@
 /*
  * The wire types of the process notifications REST API (v1), snake_case exactly as sent and
- * received. The closed sets they use are in vocabulary.ts.
+ * received. The closed sets they use are in vocabulary.ts. The server's answer DTOs implement
+ * them, so an answer that drifts from its type does not compile.
  */
 
 import type {
+  JournalKind,
   LifecycleKind,
   LoopEngine,
   LoopState,
+  OutcomeKind,
   ProblemCode,
   ProblemDisposition,
   ProcessState,
@@ -114,9 +117,6 @@ export interface LifecyclePublication {
   readonly appended: boolean;
 }
 
-/** The lifecycle kinds that end a run, and may name their notification's `command_id`. */
-export type OutcomeKind = 'completed' | 'lost';
-
 /**
  * How a notification's process ended (spec section 14): from the first `completed` or `lost`
  * lifecycle record of the session that names its `command_id`. Absent fields are `null`.
@@ -199,9 +199,6 @@ export interface LoopStoppedPayload {
   /** Command ids pending when the loop stopped. */
   readonly pending: readonly string[];
 }
-
-/** The kinds of journal record. */
-export type JournalKind = 'process_notification' | 'process_notification_consumed' | 'loop_stopped' | LifecycleKind;
 
 /**
  * One journal record, typed by `kind`: switch on `kind` and `payload` has that kind's type
