@@ -1,9 +1,10 @@
-"""The closed sets of the process notifications API (v1), each defined once, here.
+"""The closed sets of the process notifications API (v1), for Python, spelled out once, here.
 
-Each is a ``Literal`` type and the tuple of its members. They are copies of the service's own
-sets: a test of the repository (``test/package/python-client-vocabulary.int-spec.ts``) compares
-every tuple with the service's definition and fails on any drift, so a member the server
-answers with is added here, in this one file.
+Each is a ``Literal`` type and the tuple of its members. Their one definition is the contract
+package of the repository (``libs/process-notifications-contract``, which the server and the
+TypeScript client import); Python cannot import it, so a test of the repository
+(``test/package/python-client-vocabulary.int-spec.ts``) compares every tuple with it and fails on
+any drift, and a member the server answers with is added here, in this one file.
 """
 
 from __future__ import annotations
