@@ -69,11 +69,13 @@ export interface OpenLoopRequest {
   readonly loop_id?: string;
 }
 
-/** The process completion notification: the six fields, nothing else. */
+/** The process completion notification (section 2): the six fields, nothing else. */
 export type ProcessCompletionNotification = {
+  /** The supervisor's idempotency key, allocated before publishing. */
   readonly command_id: string;
   readonly session_id: string;
   readonly loop_id: string;
+  /** Opaque handle of the process: 1 to 128 bytes of `A-Z a-z 0-9 - _`. */
   readonly process_handle: string;
 } & TerminalPair;
 
