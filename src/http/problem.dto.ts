@@ -30,4 +30,7 @@ export class ProblemDto {
 
   @ApiPropertyOptional({ description: 'Sequence of the original record (`idempotency_collision`).' })
   readonly sequence?: number;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The loop that stopped the delivery (`delivery_stopped`).' })
+  readonly loop_id?: string;
 }

@@ -1,7 +1,7 @@
 /*
  * Every closed set of the process notifications API (v1): process states, terminal reasons and
  * their pairs, lifecycle, outcome and journal kinds, dispositions, stop causes, loop engines,
- * loop and session states, admin loop filters, refusal codes and problem codes. Defined here
+ * loop and session states, the events of a loop's stream, admin loop filters, refusal codes and problem codes. Defined here
  * once: the library, the server, the TypeScript client, the supervisor and the tests import them;
  * the Python client spells them out and `test/package/python-client-vocabulary.int-spec.ts` holds
  * it to these; `test/docs/contract-vocabulary.int-spec.ts` holds these to docs/contract.md.
@@ -96,6 +96,10 @@ export type LoopState = (typeof LOOP_STATES)[number];
 /** States of a session: `closed` once closed (its tokens refused, readable with the admin token). */
 export const SESSION_STATES = ['open', 'closed'] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
+
+/** The SSE event names of a loop's stream (`GET /v1/sessions/:sid/loops/:lid/events`), one per kind of event. */
+export const LOOP_EVENT_TYPES = ['notification', 'outcome', 'consumed'] as const;
+export type LoopEventType = (typeof LOOP_EVENT_TYPES)[number];
 
 /**
  * Filters of the admin loop list (section 12.1): every loop, those with unconsumed work, those

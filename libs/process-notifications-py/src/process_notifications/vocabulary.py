@@ -85,6 +85,10 @@ SessionState = Literal["open", "closed"]
 """A session is ``closed`` once closed: readable with the admin token, no more writes."""
 SESSION_STATES: tuple[SessionState, ...] = get_args(SessionState)
 
+LoopEventType = Literal["notification", "outcome", "consumed"]
+"""The event names of a loop's stream (``GET /v1/sessions/:sid/loops/:lid/events``)."""
+LOOP_EVENT_TYPES: tuple[LoopEventType, ...] = get_args(LoopEventType)
+
 SuccessDisposition = Literal["accepted", "duplicate"]
 """The answers of a delivery that succeeded."""
 SUCCESS_DISPOSITIONS: tuple[SuccessDisposition, ...] = get_args(SuccessDisposition)
