@@ -64,6 +64,16 @@ describe('the contract package, held to docs/contract.md', () => {
     expect(contract.SESSION_STATES).toEqual(quoted(stated(/`state` is (`open` or `closed`)/, 'the session states')[1]!));
   });
 
+  it("has the events of a loop's stream (section 8)", () => {
+    const [, table] = stated(/\| event \| `data` \| when \|\n\|---\|---\|---\|\n((?:\|.*\|\n)+)/, 'the events');
+    expect(contract.LOOP_EVENT_TYPES).toEqual([...table!.matchAll(/^\| `(\w+)` \|/gm)].map((event) => event[1]));
+  });
+
+  it('has the kinds of a token, as whoami answers them (section 12.1)', () => {
+    const [, answers] = stated(/\| `GET \/v1\/whoami` \| 200 ([^|]+) for the bearer token/, 'whoami');
+    expect(contract.TOKEN_KINDS).toEqual([...answers!.matchAll(/kind: "(\w+)"/g)].map((kind) => kind[1]));
+  });
+
   it("has the admin loop filters and the refusals' codes (section 12.1)", () => {
     const filters = stated(/`filter` is one of ([\s\S]+?)\.\n/, 'the filters')[1]!;
     // Each filter is the backquoted word that starts an item of the list, not the words in its parentheses.

@@ -79,6 +79,8 @@ const checks = {
   whoami: sameFields<WhoamiDto, wire.Whoami>(true),
   // The names of a loop stream's events are the contract's closed set.
   loopEventTypes: sameFields<Record<wire.LoopEvent['type'], true>, Record<wire.LoopEventType, true>>(true),
+  // And the kinds of a token are those `whoami` answers.
+  tokenKinds: sameFields<Record<wire.Whoami['kind'], true>, Record<wire.TokenKind, true>>(true),
 };
 
 // What the wire types allow, the server's DTOs take: a value of the wire type is one of the DTO

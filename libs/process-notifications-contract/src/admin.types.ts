@@ -132,5 +132,5 @@ export interface Refusals {
   readonly refusals: readonly Refusal[];
 }
 
-/** Answer of `GET /v1/whoami`. */
+/** Answer of `GET /v1/whoami`: `kind` is one of TOKEN_KINDS (test/package/wire-types.spec.ts holds the two together). */
 export type Whoami = { readonly kind: 'admin'; readonly session_id: null } | { readonly kind: 'session'; readonly session_id: string };

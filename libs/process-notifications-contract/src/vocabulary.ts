@@ -1,7 +1,7 @@
 /*
  * Every closed set of the process notifications API (v1): process states, terminal reasons and
  * their pairs, lifecycle, outcome and journal kinds, dispositions, stop causes, loop engines,
- * loop and session states, the events of a loop's stream, admin loop filters, refusal codes and problem codes. Defined here
+ * loop and session states, the events of a loop's stream, token kinds, admin loop filters, refusal codes and problem codes. Defined here
  * once: the library, the server, the TypeScript client, the supervisor and the tests import them;
  * the Python client spells them out and `test/package/python-client-vocabulary.int-spec.ts` holds
  * it to these; `test/docs/contract-vocabulary.int-spec.ts` holds these to docs/contract.md.
@@ -108,6 +108,10 @@ export type LoopEventType = (typeof LOOP_EVENT_TYPES)[number];
  */
 export const LOOP_FILTERS = ['all', 'unconsumed', 'full', 'stopped', 'stale'] as const;
 export type LoopFilter = (typeof LOOP_FILTERS)[number];
+
+/** Who a bearer token is (`GET /v1/whoami`, section 12.1): the admin, or one session. */
+export const TOKEN_KINDS = ['admin', 'session'] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
 
 /** Every problem `code` the API answers with (section 8). */
 export const PROBLEM_CODES = [
