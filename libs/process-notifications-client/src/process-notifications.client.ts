@@ -195,8 +195,8 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerato
 }
 
 /**
- * A typed client of the process notifications REST API (v1). Plain `fetch`, no
- * dependencies. Error answers are thrown as {@link ProblemError}, failures to get an answer
+ * A typed client of the process notifications REST API (v1). Plain `fetch`, typed by the
+ * contract package's wire types, no other dependency. Error answers are thrown as {@link ProblemError}, failures to get an answer
  * as {@link NetworkError}; what the contract says to retry is retried with the identical
  * request (see {@link RetryPolicy}).
  */
