@@ -25,9 +25,14 @@ function* sources(directory: string): Generator<string> {
 // The contract package defines each closed set once; the library, the client and the server
 // export and use those very objects, and nothing spells a set out again.
 describe('the contract package, the one definition of the wire vocabulary', () => {
-  it('has no dependencies', () => {
+  it('has no dependencies: none declared, and its sources import only each other', () => {
     const manifest = JSON.parse(readFileSync(join(REPO, CONTRACT_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(Object.keys(manifest).filter((key) => /dependencies/i.test(key))).toEqual([]);
+    const imports = [...sources(join(CONTRACT_DIR, 'src'))]
+      .filter((path) => !path.endsWith('.spec.ts'))
+      .flatMap((path) => [...readFileSync(join(REPO, path), 'utf8').matchAll(/\bfrom '([^']+)'/g)].map((match) => match[1]!));
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((specifier) => !specifier.startsWith('./'))).toEqual([]);
   });
 
   it('is what the client exports: every value of it, the very same objects', () => {
