@@ -38,5 +38,6 @@ for major in "$@"; do
   fi
   PATH="$bin:$PATH" npm run build --silent
   # Jest's default reporter only: the closing line `tests: N passed, N failed` is the suite's.
-  PATH="$bin:$PATH" node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --reporters=default "${SPECS[@]}"
+  # `--reporters` takes a list, so it goes after the spec paths (before them it would swallow them).
+  PATH="$bin:$PATH" node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js "${SPECS[@]}" --reporters=default
 done

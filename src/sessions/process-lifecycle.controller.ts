@@ -4,12 +4,12 @@ import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RefusalLog } from '../refusals/refusal-log.service.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
+import { RecordsRefusals } from './refused-write.interceptor.js';
 
 const EXAMPLE_EVENT_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abce';
 
@@ -21,11 +21,11 @@ export class ProcessLifecycleController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
-    private readonly refusals: RefusalLog,
   ) {}
 
   @Post()
   @OwnerRouted()
+  @RecordsRefusals('lifecycle')
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
   @ApiCreatedResponse({
     type: LifecyclePublicationDto,
@@ -52,10 +52,7 @@ export class ProcessLifecycleController {
     @JsonBody() record: unknown,
     @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<LifecyclePublicationDto> {
-    const publication = await this.service.publishProcessLifecycle(sessionId, record).catch((error: unknown) => {
-      this.refusals.record('lifecycle', sessionId, record, error);
-      throw error;
-    });
+    const publication = await this.service.publishProcessLifecycle(sessionId, record);
     // Published, so the library validated the record: its kind is one of the five.
     if (publication.appended) {
       this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);

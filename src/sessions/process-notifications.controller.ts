@@ -5,7 +5,6 @@ import type { FastifyReply } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RefusalLog } from '../refusals/refusal-log.service.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -17,6 +16,7 @@ import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 import { ConsumeBatchRequestDto } from './dto/consume-batch-request.dto.js';
 import { ConsumeBatchResultDto, ConsumeBatchResultsDto } from './dto/consume-batch-result.dto.js';
+import { RecordsRefusals } from './refused-write.interceptor.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
 
@@ -28,11 +28,11 @@ export class ProcessNotificationsController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
-    private readonly refusals: RefusalLog,
   ) {}
 
   @Post('process-completions')
   @OwnerRouted()
+  @RecordsRefusals('completion')
   @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
   @ApiAcceptedResponse({
     type: ProcessCompletionDeliveryDto,
@@ -62,11 +62,7 @@ export class ProcessNotificationsController {
     @JsonBody() notification: unknown,
     @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<ProcessCompletionDeliveryDto> {
-    const delivery = await this.service.notifyProcessCompletion(sessionId, notification).catch((error: unknown) => {
-      this.metrics.countRefusedDelivery(error);
-      this.refusals.record('completion', sessionId, notification, error);
-      throw error;
-    });
+    const delivery = await this.service.notifyProcessCompletion(sessionId, notification);
     this.metrics.countDelivery(delivery.disposition);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
     if (!delivery.appended) response.header('Idempotent-Replayed', 'true');

@@ -412,7 +412,8 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     const mismatch = notification(other.sessionId, loopId);
     await post('process-completions', mismatch).expect(403);
     const noLoop = notification(sessionId, '0192f3a4-5b6c-7d8e-9f01-23456789abcd');
-    await post('process-completions', noLoop).expect(404);
+    // The path's session id in upper case: the refusal names it as the route took it, lower-cased.
+    await t.http.post(`/v1/sessions/${sessionId.toUpperCase()}/process-completions`).set(auth).send(noLoop).expect(404);
     const toForeign = notification(sessionId, foreign);
     await post('process-completions', toForeign).expect(409);
     const record = lifecycleRecord(sessionId, loopId);
@@ -420,8 +421,10 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     await post('process-lifecycle', { ...record, process_handle: 'other' }).expect(422);
     const foreignRecord: Record<string, unknown> = { ...lifecycleRecord(other.sessionId, loopId), secret: token };
     await post('process-lifecycle', foreignRecord).expect(403);
-    // Not refusals: bad input, and answers of other routes.
+    // Not refusals: bad input (the library's validation, the body's pipe), and answers of other
+    // routes.
     await post('process-completions', { ...notification(sessionId, loopId), state: 'nope' }).expect(400);
+    await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(auth).type('application/json').send('{"kind":').expect(400);
     await t.http.get(`/v1/sessions/${other.sessionId}`).set(auth).expect(403);
 
     const { refusals } = (await get('/v1/admin/refusals')) as { refusals: Array<Record<string, unknown>> };

@@ -50,10 +50,16 @@ const consumedExists = (alias: string) => `EXISTS (
 export class JournalRows {
   private readonly findSql: string;
   private readonly insertSql: string;
+  private readonly insertNewSql: string;
   private readonly pruneSql: string;
   private readonly sessionParameter: string;
   private readonly sqliteType: boolean;
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
+  /**
+   * True on PostgreSQL: an append inserts first ({@link insertUnlessJournaled}) and reads the
+   * record under its id only when one is there, one round trip to the server instead of two.
+   */
+  readonly insertFirst: boolean;
 
   /**
    * @param direct false: the hot path's statements go through TypeORM's `manager.query` too (the
@@ -66,6 +72,7 @@ export class JournalRows {
     const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
     this.sessionParameter = p(0);
     this.sqliteType = dataSource.options.type === 'better-sqlite3';
+    this.insertFirst = dataSource.options.type === 'postgres';
     const written = COLUMNS.filter((column) => column !== 'sequence');
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
     // RETURNING for PostgreSQL; SQLite hands back the rowid (the sequence) itself, 3 to 5 µs
@@ -73,6 +80,10 @@ export class JournalRows {
     this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${
       dataSource.options.type === 'postgres' ? ' RETURNING sequence' : ''
     }`;
+    // Every statement of a write transaction on PostgreSQL is a round trip the transaction waits
+    // on, holding the batch behind it: the common case (a new id) costs one.
+    this.insertNewSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})
+      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence`;
     // Lifecycle records, consumption records and consumed notifications; never a pending
     // notification, never a loop's stop record (restore needs it).
     this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (
@@ -92,16 +103,7 @@ export class JournalRows {
 
   /** Inserts a record (everything but its sequence) and returns it with the sequence given. */
   async insert(manager: EntityManager, record: Omit<JournalRecordEntity, 'sequence'>): Promise<JournalRecordEntity> {
-    const values = [
-      record.sessionId,
-      record.loopId,
-      record.kind,
-      record.idempotencyId,
-      record.fingerprint,
-      record.payload,
-      record.causeCommandId,
-      record.createdAt,
-    ];
+    const values = valuesOf(record);
     const sqlite = this.sqliteStatement(manager, this.insertSql);
     const sequence = sqlite
       ? sqlite.run(...values).lastInsertRowid
@@ -109,6 +111,18 @@ export class JournalRows {
         ? ((await manager.query(this.insertSql, values)) as number)
         : ((await manager.query(this.insertSql, values)) as Array<{ sequence: number | string }>)[0]!.sequence;
     return Object.assign(new JournalRecordEntity(), record, { sequence: Number(sequence) });
+  }
+
+  /**
+   * Inserts a record unless one is journaled under its id in its session already (then
+   * undefined: read it with {@link find}). PostgreSQL only ({@link insertFirst}).
+   */
+  async insertUnlessJournaled(
+    manager: EntityManager,
+    record: Omit<JournalRecordEntity, 'sequence'>,
+  ): Promise<JournalRecordEntity | undefined> {
+    const [row] = (await manager.query(this.insertNewSql, valuesOf(record))) as Array<{ sequence: number | string }>;
+    return row === undefined ? undefined : Object.assign(new JournalRecordEntity(), record, { sequence: Number(row.sequence) });
   }
 
   /**
@@ -175,6 +189,20 @@ export class JournalRows {
     );
     return rows.length;
   }
+}
+
+// The written columns' values, in the order of the INSERT statements.
+function valuesOf(record: Omit<JournalRecordEntity, 'sequence'>): Array<string | null> {
+  return [
+    record.sessionId,
+    record.loopId,
+    record.kind,
+    record.idempotencyId,
+    record.fingerprint,
+    record.payload,
+    record.causeCommandId,
+    record.createdAt,
+  ];
 }
 
 function recordFromRow(row: JournalRow): JournalRecordEntity {

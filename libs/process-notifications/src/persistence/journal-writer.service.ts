@@ -480,12 +480,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   ): Promise<Outcome<JournalAppend | { collision: JournalRecordEntity }>> {
     const payload = JSON.stringify(draft.payload);
     const fingerprint = fingerprintOf(draft, payload);
-    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
-    if (existing) {
-      const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
-      return { value, written: [] };
-    }
-    const record = await this.rows.insert(manager, {
+    const row = {
       sessionId: draft.sessionId,
       loopId: draft.loopId,
       kind: draft.kind,
@@ -494,7 +489,17 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       payload,
       causeCommandId: draft.causeCommandId ?? null,
       createdAt: new Date().toISOString(),
-    });
+    };
+    if (this.rows.insertFirst) {
+      const inserted = await this.rows.insertUnlessJournaled(manager, row);
+      if (inserted) return { value: { record: inserted, appended: true }, written: [inserted] };
+    }
+    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
+    if (existing) {
+      const value = existing.fingerprint === fingerprint ? { record: existing, appended: false } : { collision: existing };
+      return { value, written: [] };
+    }
+    const record = await this.rows.insert(manager, row);
     return { value: { record, appended: true }, written: [record] };
   }
 }

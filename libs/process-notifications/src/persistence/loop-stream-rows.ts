@@ -65,21 +65,37 @@ export class LoopStreamRows {
     // The command id a completed or lost record names, from its payload (null once dropped).
     const named =
       dataSource.options.type === 'postgres' ? "(j.payload::jsonb ->> 'command_id')" : "json_extract(j.payload, '$.command_id')";
-    this.pageSql = `SELECT j.sequence, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
+    const columns = `j.sequence, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
         o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
         o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,
         o.process_started_at AS o_started, o.process_finished_at AS o_finished,
-        n.sequence AS n_sequence, n.loop_id AS n_loop_id, n.payload AS n_payload, c.sequence AS c_sequence
-      FROM pn_journal j
-      LEFT JOIN pn_process_outcomes o ON o.session_id = j.session_id AND o.command_id = (CASE
+        n.sequence AS n_sequence, n.loop_id AS n_loop_id, n.payload AS n_payload, c.sequence AS c_sequence`;
+    const outcomeOn = `o.session_id = j.session_id AND o.command_id = (CASE
         WHEN j.kind = 'process_notification' THEN j.idempotency_id
-        WHEN j.kind IN (${OUTCOME_LIST}) THEN ${named} END)
-      LEFT JOIN pn_journal n ON j.kind IN (${OUTCOME_LIST}) AND n.session_id = j.session_id
-        AND n.idempotency_id = o.command_id AND n.kind = 'process_notification'
-      LEFT JOIN pn_journal c ON j.kind = 'process_notification' AND c.session_id = j.session_id
-        AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'
-      WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
+        WHEN j.kind IN (${OUTCOME_LIST}) THEN ${named} END)`;
+    const notificationOn = `j.kind IN (${OUTCOME_LIST}) AND n.session_id = j.session_id
+        AND n.idempotency_id = o.command_id AND n.kind = 'process_notification'`;
+    const consumedOn = `j.kind = 'process_notification' AND c.session_id = j.session_id
+        AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`;
+    const where = `WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
       ORDER BY j.sequence LIMIT ${p(3)}`;
+    // PostgreSQL's planner, seeing j.session_id fixed, may join on session_id alone and filter
+    // the rest: a scan of the whole session's records per read (353 ms for a 256-row page of a
+    // 4,000-record session, fresh statistics or not). LATERAL ... LIMIT 1 cannot be planned that
+    // way: each row is one index probe per joined record, so a read costs its page, not the
+    // session. SQLite probes the indexes with every join term already (EXPLAIN QUERY PLAN).
+    this.pageSql =
+      dataSource.options.type === 'postgres'
+        ? `SELECT ${columns} FROM pn_journal j
+      LEFT JOIN LATERAL (SELECT * FROM pn_process_outcomes o WHERE ${outcomeOn} LIMIT 1) o ON true
+      LEFT JOIN LATERAL (SELECT n.sequence, n.loop_id, n.payload FROM pn_journal n WHERE ${notificationOn} LIMIT 1) n ON true
+      LEFT JOIN LATERAL (SELECT c.sequence FROM pn_journal c WHERE ${consumedOn} LIMIT 1) c ON true
+      ${where}`
+        : `SELECT ${columns} FROM pn_journal j
+      LEFT JOIN pn_process_outcomes o ON ${outcomeOn}
+      LEFT JOIN pn_journal n ON ${notificationOn}
+      LEFT JOIN pn_journal c ON ${consumedOn}
+      ${where}`;
     this.startSql = `SELECT l.oldest_unconsumed_sequence, s.last_sequence FROM pn_loops l
       JOIN pn_sessions s ON s.session_id = l.session_id WHERE l.session_id = ${p(0)} AND l.loop_id = ${p(1)}`;
   }

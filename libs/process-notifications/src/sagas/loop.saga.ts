@@ -5,9 +5,23 @@ import { DispatchProcessNotificationCommand } from '../commands/dispatch-process
 import { ProcessNotificationDispatchRequestedEvent } from '../events/process-notification-dispatch-requested.event.js';
 
 /**
- * Hands journaled notifications to their loops. Only maps: the dispatch handler does the work,
- * and the loop's answer travels back through the event's reply subject, which exists only in
- * this process: the event bus must keep its default in-memory publisher.
+ * Hands journaled notifications to their loops: the middle step of an in-process request/reply.
+ *
+ * 1. The notify handler (`NotifyProcessCompletionHandler`), once the notification is journaled,
+ *    makes a reply subject of its own (a `ReplaySubject<LoopAnswer>(1)`: the answer may come
+ *    before it subscribes, even within `publish`), publishes a
+ *    {@link ProcessNotificationDispatchRequestedEvent} carrying it, and waits for the subject's
+ *    first value or the module's shutdown, whichever comes first.
+ * 2. This saga only maps that event to a {@link DispatchProcessNotificationCommand} carrying the
+ *    same subject (`ofType` + `map`, nothing else).
+ * 3. The dispatch handler offers the notification to its loop and answers on the subject exactly
+ *    once: `next` + `complete` with the loop's answer, or `error`; it never throws, since a saga's
+ *    command has no caller to throw to.
+ *
+ * The reply travels in the event because a saga's commands return nothing to whoever published
+ * the event. The subject is a live object of this process, so the event bus must keep its
+ * default in-memory publisher (checked at bootstrap): an event sent to a broker would arrive
+ * without a subject anyone waits on.
  */
 @Injectable()
 export class LoopSaga implements OnApplicationBootstrap {
