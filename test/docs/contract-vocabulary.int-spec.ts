@@ -92,6 +92,9 @@ describe('the contract package, held to docs/contract.md', () => {
   it('has the bounds and the headers the contract states', () => {
     expect(stated(/\{command_ids: \[\.\.\.\]\}`, 1 to (\d+) UUIDs/, 'the batch bound')[1]).toBe(String(contract.MAX_CONSUME_BATCH));
     expect(stated(/`limit` at most (\d+)/, 'the journal page bound')[1]).toBe(String(contract.MAX_JOURNAL_PAGE));
+    expect(Number(stated(/\| `payload_too_large` \| 413 \| body over (\d+) KiB \|/, 'the body bound')[1]) * 1024).toBe(
+      contract.MAX_BODY_BYTES,
+    );
     expect(stated(/at most (\d+) bytes; only allowed on `completed`/, 'the diagnostic bound')[1]).toBe(
       String(contract.LIFECYCLE_DIAGNOSTIC_MAX_BYTES),
     );

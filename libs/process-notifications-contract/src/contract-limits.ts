@@ -3,6 +3,9 @@
  * within them, and the OpenAPI document quotes them.
  */
 
+/** Largest request body the API accepts, in bytes: past it, `413 payload_too_large` (section 8). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
 /** Most command ids one batch consume request takes (section 8). */
 export const MAX_CONSUME_BATCH = 256;
 
