@@ -12,6 +12,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY libs/process-notifications-contract/package.json libs/process-notifications-contract/
 COPY libs/process-notifications/package.json libs/process-notifications/
 COPY libs/process-notifications-client/package.json libs/process-notifications-client/
 COPY libs/pn-supervise/package.json libs/pn-supervise/
@@ -27,6 +28,7 @@ FROM node:22-slim
 WORKDIR /app
 # package.json files and the production node_modules (a workspace's own too, if npm made one).
 COPY --from=deps /app ./
+COPY --from=build /app/libs/process-notifications-contract/dist libs/process-notifications-contract/dist
 COPY --from=build /app/libs/process-notifications/dist libs/process-notifications/dist
 COPY --from=build /app/libs/process-notifications-client/dist libs/process-notifications-client/dist
 COPY --from=build /app/libs/pn-supervise/dist libs/pn-supervise/dist

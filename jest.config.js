@@ -14,6 +14,7 @@ export default {
   moduleNameMapper: {
     '^nestjs-process-notifications$': '<rootDir>/libs/process-notifications/src/index.ts',
     '^process-notifications-client$': '<rootDir>/libs/process-notifications-client/src/index.ts',
+    '^process-notifications-contract$': '<rootDir>/libs/process-notifications-contract/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {

@@ -15,7 +15,9 @@ const STAMP = join('dist', '.build-inputs');
 const OUTPUTS = [
   'dist/src/main.js',
   'dist/console/index.html',
+  'libs/process-notifications-contract/dist/index.js',
   'libs/process-notifications/dist/index.js',
+  'libs/process-notifications-client/dist/index.js',
   'libs/pn-supervise/dist/main.js',
 ];
 const PACKAGES = readdirSync('libs').map((name) => join('libs', name));

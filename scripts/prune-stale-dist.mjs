@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 // Each build output beside the folder its sources are relative to.
 const OUTPUTS = [
   { dist: 'dist', sources: '.' },
+  { dist: 'libs/process-notifications-contract/dist', sources: 'libs/process-notifications-contract/src' },
   { dist: 'libs/process-notifications/dist', sources: 'libs/process-notifications/src' },
   { dist: 'libs/process-notifications-client/dist', sources: 'libs/process-notifications-client/src' },
   { dist: 'libs/pn-supervise/dist', sources: 'libs/pn-supervise/src' },

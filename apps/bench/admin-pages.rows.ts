@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { dataSourceOptionsFromUrl } from 'nestjs-process-notifications';
+import { LOOP_FILTERS } from 'process-notifications-contract';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -176,8 +177,7 @@ export function adminPagesRows(options: AdminPagesOptions): AdminPagesRow[] {
             }
             await time('sessions, a later page', `/v1/admin/sessions?limit=100${cursor}`);
             await time('sessions, 1000 per page', '/v1/admin/sessions?limit=1000');
-            for (const filter of ['all', 'unconsumed', 'full', 'stopped', 'stale'])
-              await time(`loops, filter=${filter}`, `/v1/admin/loops?filter=${filter}`);
+            for (const filter of LOOP_FILTERS) await time(`loops, filter=${filter}`, `/v1/admin/loops?filter=${filter}`);
             await time('loops, one session', `/v1/admin/loops?session_id=${await firstSession(base)}`);
             await time('loops, 1000 per page', '/v1/admin/loops?limit=1000');
             let lookup = 0;

@@ -1,4 +1,5 @@
 import { isCanonicalUuid, isTerminalPair, PROCESS_HANDLE_PATTERN } from 'nestjs-process-notifications';
+import type { LoopEngine, LoopState, SuccessDisposition } from 'process-notifications-contract';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { problem } from '../../src/http/problem-types.js';
@@ -31,7 +32,7 @@ export interface FloorAppend {
 /** The database side of a floor server; each call is one transaction. */
 export interface FloorStore {
   addSession(sessionId: string, tokenHash: string, createdAt: string): void | Promise<void>;
-  addLoop(sessionId: string, loopId: string, engine: Engine, createdAt: string): void | Promise<void>;
+  addLoop(sessionId: string, loopId: string, engine: LoopEngine, createdAt: string): void | Promise<void>;
   /** SELECT the (session, command id) record, INSERT when there is none, in one transaction. */
   append(entry: FloorAppend): AppendOutcome | Promise<AppendOutcome>;
 }
@@ -43,12 +44,10 @@ export interface FloorConfig {
   readonly capacity: number;
 }
 
-type Engine = 'native' | 'foreign';
-
 interface Loop {
   readonly loopId: string;
-  readonly engine: Engine;
-  readonly state: 'running' | 'stopped';
+  readonly engine: LoopEngine;
+  readonly state: LoopState;
   /** The pending set: insertion-ordered, keyed by command id. */
   readonly pending: Map<string, Pending>;
 }
@@ -233,7 +232,7 @@ export function floorServer({ adminToken, capacity }: FloorConfig, store: FloorS
     }
     // Journaled: now the loop's pending set (spec section 4).
     const replayed: Record<string, string> = outcome.appended ? {} : { 'idempotent-replayed': 'true' };
-    let disposition: 'accepted' | 'duplicate';
+    let disposition: SuccessDisposition;
     if (loop.pending.has(notification.command_id)) disposition = 'duplicate';
     else if (loop.state === 'stopped' || loop.pending.size >= capacity) {
       const cause = loop.state === 'stopped' ? 'loop_stopped' : 'inbox_full';

@@ -1,7 +1,8 @@
 // The request-body rules of the API, free of Nest, so the bench's framework-free floor uses them too.
+import { MAX_BODY_BYTES } from 'process-notifications-contract';
 
-/** Largest request body accepted, in bytes. */
-export const MAX_BODY_BYTES = 16 * 1024;
+// The largest request body accepted is the contract's bound (section 8).
+export { MAX_BODY_BYTES };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 

@@ -9,6 +9,7 @@ import {
   type StopCause,
 } from 'nestjs-process-notifications';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from 'process-notifications-contract';
 import { allowedMethods } from './route-table.js';
 import { HttpProblemError } from './http-problem.error.js';
 import { PROBLEM_TYPES, problem, type Problem, type ProblemCode } from './problem-types.js';
@@ -79,26 +80,26 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof ProcessNotificationsError && exception.code in PROBLEM_TYPES) {
       if (exception instanceof JournalUnavailableError) {
         // Logged once per outage by the journal writer, not once per request.
-        headers['Retry-After'] = RETRY_AFTER_SECONDS.journal_unavailable;
+        headers[RETRY_AFTER_HEADER] = RETRY_AFTER_SECONDS.journal_unavailable;
         return problem(exception.code, 'The journal is unavailable; nothing was dispatched. Retry with the same body.');
       }
       const body = problem(exception.code, exception.message);
       if (exception.disposition) body.disposition = exception.disposition;
       if (exception instanceof ValidationError) body.field = exception.field;
       if (exception instanceof IdempotencyCollisionError) body.sequence = exception.sequence;
-      if (exception instanceof OwnerUnavailableError) headers['Retry-After'] = String(exception.retryAfterSeconds);
+      if (exception instanceof OwnerUnavailableError) headers[RETRY_AFTER_HEADER] = String(exception.retryAfterSeconds);
       if (exception instanceof DeliveryStoppedError) {
         body.cause = exception.stopCause;
         body.loop_id = exception.loopId;
-        headers['Retry-After'] = RETRY_AFTER_SECONDS[exception.stopCause];
-        if (!exception.appended) headers['Idempotent-Replayed'] = 'true';
+        headers[RETRY_AFTER_HEADER] = RETRY_AFTER_SECONDS[exception.stopCause];
+        if (!exception.appended) headers[IDEMPOTENT_REPLAYED_HEADER] = 'true';
       }
       return body;
     }
     if (exception instanceof HttpProblemError) {
       if (exception.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
-      if (exception.code === 'stream_limit_reached') headers['Retry-After'] = '1';
-      if (exception.code === 'journal_unavailable') headers['Retry-After'] = RETRY_AFTER_SECONDS.journal_unavailable;
+      if (exception.code === 'stream_limit_reached') headers[RETRY_AFTER_HEADER] = '1';
+      if (exception.code === 'journal_unavailable') headers[RETRY_AFTER_HEADER] = RETRY_AFTER_SECONDS.journal_unavailable;
       return problem(exception.code, exception.message);
     }
     // The router could not percent-decode the path (Fastify's FST_ERR_BAD_URL).

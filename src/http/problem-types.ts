@@ -1,10 +1,12 @@
 import type { ErrorCode } from 'nestjs-process-notifications';
+import type { ProblemCode } from 'process-notifications-contract';
 import type { HttpProblemCode } from './http-problem.error.js';
 
 /**
  * Status and title of every problem `code` the API answers with (spec §8). Checked against the
- * union of the library's and the HTTP layer's codes, so a new error code without a status here
- * does not compile (it cannot silently become a 500).
+ * contract's codes and the library's and the HTTP layer's, so a new error code without a status
+ * here does not compile (it cannot silently become a 500); test/package/contract-package.spec.ts
+ * fails when a code here is not the contract's.
  */
 export const PROBLEM_TYPES = {
   invalid_json: { status: 400, title: 'Body is not valid JSON' },
@@ -29,13 +31,9 @@ export const PROBLEM_TYPES = {
   delivery_stopped: { status: 503, title: 'Delivery stopped' },
   journal_unavailable: { status: 503, title: 'Journal unavailable' },
   owner_unavailable: { status: 503, title: 'Session owner unavailable' },
-} as const satisfies Record<
-  ErrorCode | HttpProblemCode | 'method_not_allowed' | 'internal_error',
-  { readonly status: number; readonly title: string }
->;
+} as const satisfies Record<ProblemCode | ErrorCode | HttpProblemCode, { readonly status: number; readonly title: string }>;
 
-/** A problem `code` of the API. */
-export type ProblemCode = keyof typeof PROBLEM_TYPES;
+export type { ProblemCode };
 
 /** An RFC 9457 problem document with the API's `code` extension and any others. */
 export interface Problem {

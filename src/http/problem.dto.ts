@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { STOP_CAUSES, type Disposition, type StopCause } from 'nestjs-process-notifications';
+import { STOP_CAUSES, type StopCause } from 'nestjs-process-notifications';
+import { PROBLEM_DISPOSITIONS, type ProblemDisposition } from 'process-notifications-contract';
 
 /** An RFC 9457 problem document (`application/problem+json`). */
 export class ProblemDto {
@@ -21,12 +22,15 @@ export class ProblemDto {
   @ApiPropertyOptional({ description: 'The failing field (`invalid_field`).' })
   readonly field?: string;
 
-  @ApiPropertyOptional({ enum: ['stopped', 'collision'] satisfies Disposition[] })
-  readonly disposition?: Disposition;
+  @ApiPropertyOptional({ enum: PROBLEM_DISPOSITIONS })
+  readonly disposition?: ProblemDisposition;
 
   @ApiPropertyOptional({ enum: STOP_CAUSES, description: 'Why delivery stopped.' })
   readonly cause?: StopCause;
 
   @ApiPropertyOptional({ description: 'Sequence of the original record (`idempotency_collision`).' })
   readonly sequence?: number;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The loop that stopped the delivery (`delivery_stopped`).' })
+  readonly loop_id?: string;
 }

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
+  DISPOSITIONS,
   LIFECYCLE_KINDS,
   ProcessNotificationsError,
   ProcessNotificationsService,
@@ -14,8 +15,6 @@ interface HttpTally {
   readonly child: Counter.Internal;
   count: number;
 }
-
-const DISPOSITIONS: readonly Disposition[] = ['accepted', 'duplicate', 'stopped', 'collision'];
 
 /**
  * The server's Prometheus metrics (spec section 11), in a registry of its own so that several

@@ -9,16 +9,13 @@ import {
   type RefusalRow,
   type StopCause,
 } from 'nestjs-process-notifications';
+import { REFUSAL_CODES, type RefusalCode } from 'process-notifications-contract';
 
-/** The answers listed as refusals (spec section 12.1): what supervisors get wrong. */
-export const REFUSAL_CODES = [
-  'idempotency_collision',
-  'delivery_stopped',
-  'owner_mismatch',
-  'loop_not_found',
-  'unsupported_engine',
-] as const satisfies readonly ErrorCode[];
-export type RefusalCode = (typeof REFUSAL_CODES)[number];
+export { REFUSAL_CODES, type RefusalCode };
+
+// The answers listed as refusals (spec section 12.1) are errors of the library: typed so, a
+// refusal code the library never throws does not compile.
+const REFUSED_ERRORS: readonly ErrorCode[] = REFUSAL_CODES;
 
 /**
  * Refusals answered but not stored yet, at most: past it the oldest waiting ones are dropped (and
@@ -82,7 +79,7 @@ export class RefusalLog implements BeforeApplicationShutdown {
    * @param sessionId the session of the route (validated), @param body the request's parsed body
    */
   record(request: RefusedRequest, sessionId: string, body: unknown, error: unknown): void {
-    if (!(error instanceof ProcessNotificationsError) || !(REFUSAL_CODES as readonly string[]).includes(error.code)) return;
+    if (!(error instanceof ProcessNotificationsError) || !REFUSED_ERRORS.includes(error.code)) return;
     const collision = error instanceof IdempotencyCollisionError ? error : undefined;
     this.unsaved.push({
       at: new Date().toISOString(),

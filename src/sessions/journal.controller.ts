@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Query, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { LAST_EVENT_ID_HEADER, MAX_JOURNAL_PAGE } from 'process-notifications-contract';
 import { map, type Observable } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { ApiProblems, AUTH_PROBLEMS } from '../http/api-problems.decorator.js';
@@ -18,8 +19,8 @@ import { SessionEventStream } from './session-event-stream.service.js';
 import { AnyNode } from '../cluster/owner-routed.decorator.js';
 import { loopMessageEvent } from './dto/loop-event.dto.js';
 
-/** Most records one journal page may return. */
-export const MAX_JOURNAL_PAGE = 1000;
+// Node lower-cases the names of a request's headers.
+const LAST_EVENT_ID = LAST_EVENT_ID_HEADER.toLowerCase();
 // A sequence the client may leave out: -1 when absent (no client can send it).
 const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
 const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -63,7 +64,7 @@ export class JournalController {
   @Sse('events')
   @AnyNode()
   @ApiProduces('text/event-stream')
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
+  @ApiHeader({ name: LAST_EVENT_ID_HEADER, required: false, description: 'Resume after this sequence.' })
   @ApiOkResponse({
     description:
       'Journal records as server-sent events: `id` is the sequence, `data` a journal record (JSON); a `: keep-alive` comment at least every 15 s. A stream opened with a session token ends within one keep-alive interval once that token is rotated or the session closed.',
@@ -77,7 +78,7 @@ export class JournalController {
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'stream_limit_reached')
   async events(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
-    @RequestHeader('last-event-id', sequence('last_event_id')) after: number,
+    @RequestHeader(LAST_EVENT_ID, sequence('last_event_id')) after: number,
     @RequestPrincipal() principal: Principal,
     @RequestHeader('authorization') authorization: string | undefined,
   ): Promise<Observable<MessageEvent>> {
@@ -112,7 +113,7 @@ export class JournalController {
   @AnyNode()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiProduces('text/event-stream')
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this sequence.' })
+  @ApiHeader({ name: LAST_EVENT_ID_HEADER, required: false, description: 'Resume after this sequence.' })
   @ApiQuery({ name: 'after', required: false, type: Number, description: 'Resume after this sequence (when no Last-Event-ID).' })
   @ApiOkResponse({
     description:
@@ -130,7 +131,7 @@ export class JournalController {
   async loopEvents(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
-    @RequestHeader('last-event-id', position('last_event_id')) lastEventId: number,
+    @RequestHeader(LAST_EVENT_ID, position('last_event_id')) lastEventId: number,
     @Query('after', position('after')) afterQuery: number,
     @RequestPrincipal() principal: Principal,
     @RequestHeader('authorization') authorization: string | undefined,

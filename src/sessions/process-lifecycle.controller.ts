@@ -1,6 +1,7 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
+import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -58,7 +59,7 @@ export class ProcessLifecycleController {
       this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);
     } else {
       response.statusCode = 200;
-      response.header('Idempotent-Replayed', 'true');
+      response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     }
     return LifecyclePublicationDto.from(publication);
   }

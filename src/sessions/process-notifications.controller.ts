@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
@@ -65,7 +66,7 @@ export class ProcessNotificationsController {
     const delivery = await this.service.notifyProcessCompletion(sessionId, notification);
     this.metrics.countDelivery(delivery.disposition);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
-    if (!delivery.appended) response.header('Idempotent-Replayed', 'true');
+    if (!delivery.appended) response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return ProcessCompletionDeliveryDto.from(delivery);
   }
 
@@ -130,7 +131,7 @@ export class ProcessNotificationsController {
     @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<ConsumptionDto> {
     const { consumed, sequence } = await this.service.consume(sessionId, loopId, commandId);
-    if (!consumed) response.header('Idempotent-Replayed', 'true');
+    if (!consumed) response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return { consumed, sequence };
   }
 }

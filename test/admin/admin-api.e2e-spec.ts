@@ -1,3 +1,4 @@
+import type { LoopEngine } from 'process-notifications-contract';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { expectProblem } from '../e2e/support/problem.js';
 import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, type HttpTestApp } from '../e2e/support/http-test-app.js';
@@ -99,7 +100,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
       const { body } = await t.http.post('/v1/sessions').set(admin).expect(201);
       return { sessionId: body.session_id as string, token: body.token as string };
     });
-  const openLoop = (sessionId: string, engine: 'native' | 'foreign' = 'native'): Promise<string> =>
+  const openLoop = (sessionId: string, engine: LoopEngine = 'native'): Promise<string> =>
     opening(
       async () => (await t.http.post(`/v1/sessions/${sessionId}/loops`).set(admin).send({ engine }).expect(201)).body.loop_id as string,
     );

@@ -1,4 +1,5 @@
 import { ProcessNotificationsClient } from 'process-notifications-client';
+import { LOOP_FILTERS } from 'process-notifications-contract';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -473,7 +474,7 @@ describeBrowser('the web console in a browser', () => {
     const page = opened.page;
     await heading(page, 'Loops');
     const filter = page.getByLabel('Filter');
-    expect(await filter.locator('option').allInnerTexts()).toEqual(['all', 'unconsumed', 'full', 'stopped', 'stale']);
+    expect(await filter.locator('option').allInnerTexts()).toEqual([...LOOP_FILTERS]);
     const shownLoops = async (): Promise<string[]> =>
       (await tableRows(page, /Loops \(/)).map((row) => row[1]!).filter((id) => mine.includes(id));
     const mine = [seeded.fullLoopId, seeded.busyLoopId, seeded.stoppedLoopId, seeded.idleLoopId];

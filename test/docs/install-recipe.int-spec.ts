@@ -13,7 +13,7 @@ const PAGES = [
   'libs/process-notifications-client/README.md',
   'libs/pn-supervise/README.md',
 ];
-const PACKAGES = ['nestjs-process-notifications', 'process-notifications-client', 'pn-supervise'];
+const PACKAGES = ['process-notifications-contract', 'nestjs-process-notifications', 'process-notifications-client', 'pn-supervise'];
 
 const shellBlocks = (page: string): string[] =>
   [...readFileSync(join(REPO, page), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((match) => shellCommands(match[1]!));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DISPOSITIONS, LIFECYCLE_KINDS } from 'process-notifications-contract';
 import {
   admin,
   bearer,
@@ -59,10 +60,8 @@ describe('GET /metrics (spec section 11)', () => {
     }
     expect(valueOf(samples, 'pn_pending_notifications')).toBe(0);
     // Every disposition and kind is there from the start, at 0.
-    for (const disposition of ['accepted', 'duplicate', 'stopped', 'collision'])
-      expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
-    for (const kind of ['started', 'backgrounded', 'completed', 'stop_requested', 'lost'])
-      expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
+    for (const disposition of DISPOSITIONS) expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
+    for (const kind of LIFECYCLE_KINDS) expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
   });
 
   it('counts every answer of the notify route by disposition, lifecycle records by kind, and the pending set', async () => {
@@ -88,11 +87,7 @@ describe('GET /metrics (spec section 11)', () => {
     await publish(lifecycleRecord(sessionId, loopId, { kind: 'backgrounded' })).expect(201);
 
     let samples = await scrape();
-    expect(
-      Object.fromEntries(
-        ['accepted', 'duplicate', 'stopped', 'collision'].map((d) => [d, valueOf(samples, 'pn_notifications_total', { disposition: d })]),
-      ),
-    ).toEqual({
+    expect(Object.fromEntries(DISPOSITIONS.map((d) => [d, valueOf(samples, 'pn_notifications_total', { disposition: d })]))).toEqual({
       accepted: 1,
       duplicate: 1,
       stopped: 3,

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { CONTRACT_REASONS, CONTRACT_STATES, CONTRACT_TERMINAL_PAIRS } from '../support/contract-vocabulary.js';
+import { PROCESS_STATES, TERMINAL_PAIRS, TERMINAL_REASONS } from 'process-notifications-contract';
 import { bearer, createHttpTestApp, openSessionWithLoop, type HttpTestApp } from './support/http-test-app.js';
 
 const FIELDS = ['command_id', 'session_id', 'loop_id', 'process_handle', 'state', 'reason'] as const;
-const PAIRS = CONTRACT_TERMINAL_PAIRS.map(([state, reason]) => ({ state, reason }));
+const PAIRS = Object.entries(TERMINAL_PAIRS).flatMap(([state, reasons]) => reasons.map((reason) => ({ state, reason })));
 
 describe('REST API v1: random bodies at the notify route', () => {
   let t: HttpTestApp;
@@ -24,7 +24,7 @@ describe('REST API v1: random bodies at the notify route', () => {
         pair: fc.constantFrom(...PAIRS),
       })
       .map(({ pair, ...fields }) => ({ ...fields, ...pair }));
-    const value = fc.oneof(fc.jsonValue(), fc.constantFrom(...CONTRACT_STATES, ...CONTRACT_REASONS), fc.uuid());
+    const value = fc.oneof(fc.jsonValue(), fc.constantFrom(...PROCESS_STATES, ...TERMINAL_REASONS), fc.uuid());
     const key = fc.oneof(fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'prototype', 'command', 'env'), fc.string());
     const mutated = fc
       .tuple(

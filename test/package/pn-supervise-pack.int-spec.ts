@@ -14,7 +14,7 @@ const run = (command: string, args: string[], cwd: string): string =>
   execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 // What a user who is not in this repository does: install the supervisor's tarball (and the
-// client it depends on) into a project of theirs and run it with npx, from any directory.
+// client and contract package it depends on) into a project of theirs and run it with npx, from any directory.
 describe('pn-supervise, installed from its tarball into a scratch project', () => {
   let project: string;
   let server: ServerProcess;
@@ -31,6 +31,7 @@ describe('pn-supervise, installed from its tarball into a scratch project', () =
   it('installs, and `npx pn-supervise` runs a command there and reports it', async () => {
     const pack = (dir: string): string =>
       run('npm', ['pack', dir, '--pack-destination', project, '--silent', '--ignore-scripts'], repo).trim().split('\n').at(-1)!;
+    const contract = pack('./libs/process-notifications-contract');
     const client = pack('./libs/process-notifications-client');
     const supervisor = pack('./libs/pn-supervise');
     const listing = run('tar', ['-tzf', join(project, supervisor)], project).split('\n');
@@ -42,7 +43,11 @@ describe('pn-supervise, installed from its tarball into a scratch project', () =
       JSON.stringify({
         name: 'pn-supervise-host',
         private: true,
-        dependencies: { 'process-notifications-client': `file:./${client}`, 'pn-supervise': `file:./${supervisor}` },
+        dependencies: {
+          'process-notifications-contract': `file:./${contract}`,
+          'process-notifications-client': `file:./${client}`,
+          'pn-supervise': `file:./${supervisor}`,
+        },
       }),
     );
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], project);

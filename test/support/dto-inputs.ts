@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ProcessCompletionNotificationDto } from '../../libs/process-notifications/src/commands/notify-process-completion/process-completion-notification.dto.js';
 import { ProcessLifecycleRecordDto } from '../../libs/process-notifications/src/commands/publish-process-lifecycle/process-lifecycle-record.dto.js';
 import type { InputSchema } from '../../libs/process-notifications/src/validation/validate-input.js';
-import { LIFECYCLE_KINDS, PROCESS_STATES, TERMINAL_REASONS } from '../../libs/process-notifications/src/vocabulary/process-vocabulary.js';
+import { LIFECYCLE_KINDS, PROCESS_STATES, TERMINAL_REASONS } from 'process-notifications-contract';
 import { LIFECYCLE_VECTORS } from './lifecycle-vectors.js';
 import { NOTIFICATION_VECTORS, type NotificationVector } from './notification-vectors.js';
 

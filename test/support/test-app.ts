@@ -6,6 +6,7 @@ import {
 } from 'nestjs-process-notifications';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import type { LoopEngine } from 'process-notifications-contract';
 import { dataSourceOf } from '../notifications/support/journal-probe.js';
 
 /** A real module on its own in-memory SQLite database (or the one given). */
@@ -53,7 +54,7 @@ export function lifecycleRecord(sessionId: string, loopId: string, overrides: Re
 /** A new session with one native loop (or as `options` say), opened through the service. */
 export async function openSessionWithLoop(
   service: ProcessNotificationsService,
-  options: { engine?: 'native' | 'foreign' } = {},
+  options: { engine?: LoopEngine } = {},
 ): Promise<{ sessionId: string; loopId: string }> {
   const { sessionId } = await service.openSession();
   const { loopId } = await service.openLoop(sessionId, options);

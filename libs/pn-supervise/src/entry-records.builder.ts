@@ -1,4 +1,4 @@
-import type { LifecycleRecord, ProcessCompletionNotification } from 'process-notifications-client';
+import type { LifecycleRecord, ProcessCompletionNotification } from 'process-notifications-contract';
 import type { EntryRecordKey, StateEntry } from './state-entry.interface.js';
 
 /** One record of an entry, ready to send. */

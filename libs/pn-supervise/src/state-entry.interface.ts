@@ -1,4 +1,4 @@
-import type { TerminalPair } from 'process-notifications-client';
+import type { TerminalPair } from 'process-notifications-contract';
 import type { ProcessIdentityValue } from './process-identity.js';
 
 /** A record of an entry, in the order they are published. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LoopEvent, PendingNotification, ProcessOutcome } from './api.types.js';
+import type { LoopEvent, PendingNotification, ProcessOutcome } from 'process-notifications-contract';
 import { CompletionTracker } from './completion-tracker.js';
 
 const SESSION = randomUUID();

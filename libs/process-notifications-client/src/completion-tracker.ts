@@ -1,4 +1,4 @@
-import type { LoopEvent, PendingNotification } from './api.types.js';
+import type { LoopEvent, PendingNotification } from 'process-notifications-contract';
 
 /** One item of {@link ProcessNotificationsClient.completions}. */
 export interface CompletionUpdate {

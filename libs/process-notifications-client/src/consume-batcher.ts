@@ -1,8 +1,5 @@
-import type { ConsumeResult, Consumption } from './api.types.js';
+import { MAX_CONSUME_BATCH, type ConsumeResult, type Consumption } from 'process-notifications-contract';
 import { ProblemError } from './problem.error.js';
-
-/** Most command ids one batch consume request takes (the route's bound). */
-export const MAX_CONSUME_BATCH = 256;
 
 interface Waiting {
   readonly commandId: string;

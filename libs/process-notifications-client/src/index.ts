@@ -1,10 +1,10 @@
 /*
- * A typed client of the process notifications REST API (v1): plain fetch, no dependencies.
- * Users who write their own supervisor in Node start here; the supervisor CLI uses it too.
+ * A typed client of the process notifications REST API (v1): plain fetch, and no dependency but
+ * the API's contract (`process-notifications-contract`, itself dependency-free), whose closed
+ * sets, bounds, headers and wire types it exports as its own. Users who write their own
+ * supervisor in Node start here; the supervisor CLI uses it too.
  */
-export type * from './api.types.js';
-export * from './vocabulary.js';
-export type * from './admin.types.js';
+export * from 'process-notifications-contract';
 export { NetworkError } from './network.error.js';
 export { ProblemError } from './problem.error.js';
 export { TimeoutError } from './timeout.error.js';
@@ -22,6 +22,5 @@ export {
   type SessionEvent,
   type WaitForCompletionOptions,
 } from './process-notifications.client.js';
-export { MAX_CONSUME_BATCH } from './consume-batcher.js';
 export { fetchTransport, setDefaultTransport, type HttpAnswer, type HttpRequest, type HttpTransport } from './http-transport.js';
 export { SseDecoder, type ServerSentEvent } from './sse-decoder.js';

@@ -1,5 +1,4 @@
-import type { Problem } from './api.types.js';
-import type { StopCause } from './vocabulary.js';
+import type { Problem, ProblemDisposition, StopCause } from 'process-notifications-contract';
 
 /**
  * An error answer of the API: its RFC 9457 problem document, typed. An answer that is not a
@@ -20,7 +19,7 @@ export class ProblemError extends Error {
   /** Sequence of the original record (`idempotency_collision`). */
   readonly sequence: number | undefined;
   /** `stopped` or `collision` where the contract names a disposition. */
-  readonly disposition: 'stopped' | 'collision' | undefined;
+  readonly disposition: ProblemDisposition | undefined;
   /** How long the server asked to wait (its `Retry-After`), in milliseconds. */
   readonly retryAfterMs: number | undefined;
   /** The whole problem document. */

@@ -19,10 +19,6 @@ import type {
   Session,
   SessionCreated,
   SessionToken,
-} from './api.types.js';
-import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
-import { ConsumeBatcher, MAX_CONSUME_BATCH } from './consume-batcher.js';
-import type {
   AdminLoopsPage,
   AdminLoopsQuery,
   AdminPageQuery,
@@ -31,7 +27,10 @@ import type {
   NotificationLocations,
   Refusals,
   Whoami,
-} from './admin.types.js';
+} from 'process-notifications-contract';
+import { LAST_EVENT_ID_HEADER, MAX_CONSUME_BATCH, RETRY_AFTER_HEADER } from 'process-notifications-contract';
+import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
+import { ConsumeBatcher } from './consume-batcher.js';
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
@@ -196,8 +195,8 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerato
 }
 
 /**
- * A typed client of the process notifications REST API (v1). Plain `fetch`, no
- * dependencies. Error answers are thrown as {@link ProblemError}, failures to get an answer
+ * A typed client of the process notifications REST API (v1). Plain `fetch`, typed by the
+ * contract package's wire types, no other dependency. Error answers are thrown as {@link ProblemError}, failures to get an answer
  * as {@link NetworkError}; what the contract says to retry is retried with the identical
  * request (see {@link RetryPolicy}).
  */
@@ -531,7 +530,7 @@ export class ProcessNotificationsClient {
       try {
         const response = await this.fetchOnce(path, {
           method: 'GET',
-          headers: { ...this.headers('text/event-stream'), ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
+          headers: { ...this.headers('text/event-stream'), ...(lastEventId === undefined ? {} : { [LAST_EVENT_ID_HEADER]: lastEventId }) },
           signal,
         });
         if (!response.ok) throw await this.problemOf(response);
@@ -602,7 +601,7 @@ export class ProcessNotificationsClient {
           throw NetworkError.from(error, this.baseUrl);
         });
         if (answer.status < 200 || answer.status > 299) {
-          throw ProblemError.fromResponse(answer.status, text, this.retryPolicy.parseRetryAfter(answer.header('retry-after')));
+          throw ProblemError.fromResponse(answer.status, text, this.retryPolicy.parseRetryAfter(answer.header(RETRY_AFTER_HEADER)));
         }
         return JSON.parse(text) as T;
       } catch (error) {
@@ -660,7 +659,7 @@ export class ProcessNotificationsClient {
 
   private async problemOf(response: Response): Promise<ProblemError> {
     const text = await response.text().catch(() => '');
-    return ProblemError.fromResponse(response.status, text, this.retryPolicy.parseRetryAfter(response.headers.get('retry-after')));
+    return ProblemError.fromResponse(response.status, text, this.retryPolicy.parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER)));
   }
 
   private async waitBeforeRetry(

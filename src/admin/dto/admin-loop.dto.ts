@@ -1,9 +1,10 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import type { AdminLoopView } from 'nestjs-process-notifications';
 import { LoopDto } from '../../sessions/dto/loop.dto.js';
+import type { AdminLoop } from 'process-notifications-contract';
 
 /** A loop as the admin list shows it: the loop's own fields, its session, and its unconsumed work. */
-export class AdminLoopDto extends PickType(LoopDto, ['loop_id', 'engine', 'state', 'capacity'] as const) {
+export class AdminLoopDto extends PickType(LoopDto, ['loop_id', 'engine', 'state', 'capacity'] as const) implements AdminLoop {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AdminLoopDto } from './admin-loop.dto.js';
+import type { AdminLoopsPage } from 'process-notifications-contract';
 
-export class AdminLoopsPageDto {
+export class AdminLoopsPageDto implements AdminLoopsPage {
   @ApiProperty({ type: [AdminLoopDto], description: 'Newest loop first.' })
   readonly loops: AdminLoopDto[];
 

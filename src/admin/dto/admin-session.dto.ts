@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SESSION_STATES, type AdminSessionView, type SessionState } from 'nestjs-process-notifications';
+import type { AdminSession } from 'process-notifications-contract';
 
-export class AdminSessionDto {
+export class AdminSessionDto implements AdminSession {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

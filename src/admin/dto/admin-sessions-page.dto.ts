@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AdminSessionDto } from './admin-session.dto.js';
+import type { AdminSessionsPage } from 'process-notifications-contract';
 
-export class AdminSessionsPageDto {
+export class AdminSessionsPageDto implements AdminSessionsPage {
   @ApiProperty({ type: [AdminSessionDto], description: 'Newest session first.' })
   readonly sessions: AdminSessionDto[];
 

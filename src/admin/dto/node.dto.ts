@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { NodeView } from 'nestjs-process-notifications';
+import type { ClusterNode } from 'process-notifications-contract';
 
-export class NodeDto {
+export class NodeDto implements ClusterNode {
   @ApiProperty({ format: 'uuid', description: 'The node’s id: what an owner_unavailable problem and a refusal name.' })
   readonly node_id: string;
 

@@ -9,8 +9,9 @@ import {
   type TerminalState,
 } from 'nestjs-process-notifications';
 import { ProcessOutcomeDto } from '../../sessions/dto/process-outcome.dto.js';
+import type { NotificationLocation } from 'process-notifications-contract';
 
-export class NotificationLocationDto {
+export class NotificationLocationDto implements NotificationLocation {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { NotificationLocationDto } from './notification-location.dto.js';
 import { RefusalDto } from './refusal.dto.js';
+import type { NotificationLocations } from 'process-notifications-contract';
 
-export class NotificationLocationsDto {
+export class NotificationLocationsDto implements NotificationLocations {
   @ApiProperty({ type: [NotificationLocationDto], description: 'One entry per session that journaled the command id.' })
   readonly notifications: NotificationLocationDto[];
 

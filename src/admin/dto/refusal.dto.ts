@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { STOP_CAUSES, type StopCause } from 'nestjs-process-notifications';
 import { REFUSAL_CODES, type Refusal, type RefusalCode } from '../../refusals/refusal-log.service.js';
+import type { Refusal as ContractRefusal } from 'process-notifications-contract';
 
-export class RefusalDto {
+export class RefusalDto implements ContractRefusal {
   @ApiProperty({ format: 'date-time' })
   readonly at: string;
 

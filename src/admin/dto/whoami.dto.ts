@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { TOKEN_KINDS, type TokenKind } from 'process-notifications-contract';
 import type { Principal } from '../../http/principal.js';
 
 export class WhoamiDto {
-  @ApiProperty({ enum: ['admin', 'session'] })
-  readonly kind: 'admin' | 'session';
+  @ApiProperty({ enum: TOKEN_KINDS })
+  readonly kind: TokenKind;
 
   @ApiProperty({
     type: String,

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { Consumption } from 'process-notifications-contract';
 
-export class ConsumptionDto {
+export class ConsumptionDto implements Consumption {
   @ApiProperty({ description: 'False when it had already been consumed.' })
   readonly consumed: boolean;
 

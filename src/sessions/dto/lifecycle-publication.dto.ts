@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { LifecyclePublication } from 'nestjs-process-notifications';
+import type { LifecyclePublication as ContractLifecyclePublication } from 'process-notifications-contract';
 
 /** Answer of `POST .../process-lifecycle`: 201 when new, 200 on an identical retry. */
-export class LifecyclePublicationDto {
+export class LifecyclePublicationDto implements ContractLifecyclePublication {
   @ApiProperty({ format: 'uuid' })
   readonly event_id: string;
 

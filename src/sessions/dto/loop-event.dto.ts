@@ -2,9 +2,6 @@ import type { MessageEvent } from '@nestjs/common';
 import type { LoopEventView } from 'nestjs-process-notifications';
 import { PendingNotificationDto } from './pending-notification.dto.js';
 
-/** The SSE event names of a loop's stream (issue 37), one per kind of event. */
-export const LOOP_EVENT_TYPES = ['notification', 'outcome', 'consumed'] as const;
-
 /**
  * One event of `GET /v1/sessions/:sid/loops/:lid/events` as sent: `id:` the journal sequence,
  * `event:` its kind, `data:` a pending-view entry (`notification`; for `outcome` the same

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LOOP_ENGINES, LOOP_STATES, type LoopEngine, type LoopState, type LoopView } from 'nestjs-process-notifications';
+import type { Loop } from 'process-notifications-contract';
 
-export class LoopDto {
+export class LoopDto implements Loop {
   @ApiProperty({ format: 'uuid' })
   readonly loop_id: string;
 

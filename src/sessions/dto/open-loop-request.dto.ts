@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, ValidateIf } from 'class-validator';
 import { LOOP_ENGINES, type InputSchema, type LoopEngine } from 'nestjs-process-notifications';
+import type { OpenLoopRequest } from 'process-notifications-contract';
 
 /** Body of `POST /v1/sessions/:sid/loops` (optional). The library checks the UUID itself. */
-export class OpenLoopRequestDto {
+export class OpenLoopRequestDto implements OpenLoopRequest {
   @ApiPropertyOptional({ enum: LOOP_ENGINES, default: 'native', description: 'Only native loops take process notifications.' })
   @ValidateIf((_object, value) => value !== undefined)
   @IsIn(LOOP_ENGINES)

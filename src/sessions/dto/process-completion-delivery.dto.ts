@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SUCCESS_DISPOSITIONS, type NotificationDelivery, type SuccessDisposition } from 'nestjs-process-notifications';
+import type { CompletionDelivery } from 'process-notifications-contract';
 
 /** Answer of `POST .../process-completions`: 202 when accepted, 200 when duplicate. */
-export class ProcessCompletionDeliveryDto {
+export class ProcessCompletionDeliveryDto implements CompletionDelivery {
   @ApiProperty({ enum: SUCCESS_DISPOSITIONS })
   readonly disposition: SuccessDisposition;
 

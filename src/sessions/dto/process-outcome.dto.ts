@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { OUTCOME_KINDS, type OutcomeKind, type ProcessOutcome } from 'nestjs-process-notifications';
+import type { ProcessOutcome as ContractProcessOutcome } from 'process-notifications-contract';
 
 /** How a notification's process ended (section 14): from the first completed or lost record naming it. */
-export class ProcessOutcomeDto {
+export class ProcessOutcomeDto implements ContractProcessOutcome {
   @ApiProperty({ format: 'uuid', description: 'event_id of the lifecycle record.' })
   readonly event_id: string;
 

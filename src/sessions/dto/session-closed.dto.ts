@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { ClosedSessionView } from 'nestjs-process-notifications';
+import type { ClosedSession } from 'process-notifications-contract';
 
-export class SessionClosedDto {
+export class SessionClosedDto implements ClosedSession {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { SessionCreated } from 'process-notifications-contract';
 
-export class SessionCreatedDto {
+export class SessionCreatedDto implements SessionCreated {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { SessionTokenView } from 'nestjs-process-notifications';
+import type { SessionToken } from 'process-notifications-contract';
 
-export class SessionTokenDto {
+export class SessionTokenDto implements SessionToken {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

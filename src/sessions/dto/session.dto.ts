@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SESSION_STATES, type SessionState, type SessionView } from 'nestjs-process-notifications';
 import { LoopDto } from './loop.dto.js';
+import type { Session } from 'process-notifications-contract';
 
-export class SessionDto {
+export class SessionDto implements Session {
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { LIFECYCLE_KINDS } from 'process-notifications-contract';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVER_ADMIN_TOKEN as ADMIN_TOKEN } from '../../support/server-process.js';
@@ -27,7 +28,7 @@ export interface JournalRecord {
   payload: Record<string, unknown>;
 }
 
-const PROCESS_KINDS = ['started', 'backgrounded', 'completed', 'stop_requested', 'lost', 'process_notification'];
+const PROCESS_KINDS: readonly string[] = [...LIFECYCLE_KINDS, 'process_notification'];
 
 async function call<T>(url: string, token: string, method = 'GET', body?: unknown): Promise<T> {
   const response = await fetch(url, {

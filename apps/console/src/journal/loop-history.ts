@@ -1,8 +1,4 @@
-import type { JournalRecord } from 'process-notifications-client';
-
-/** The lifecycle kinds of section 6, in the order a process goes through them. */
-export const LIFECYCLE_KINDS = ['started', 'backgrounded', 'stop_requested', 'completed', 'lost'] as const;
-export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
+import { LIFECYCLE_KINDS, type JournalRecord, type LifecycleKind } from 'process-notifications-contract';
 
 /** What the journal says about one process handle of a loop. */
 export interface HandleLifecycle {

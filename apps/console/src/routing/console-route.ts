@@ -2,17 +2,13 @@
  * Every view of the console has an address under /console (spec section 12.2): it carries ids,
  * a filter or a page cursor, never the token. Pure functions, so the round trip is unit-tested.
  */
-import type { LoopFilter as AdminLoopFilter } from 'process-notifications-client';
+import { LOOP_FILTERS, type LoopFilter } from 'process-notifications-contract';
 
 /** Where the server serves the console. */
 export const CONSOLE_BASE = '/console';
 
-/**
- * The filters of `GET /v1/admin/loops` (spec section 12.1), in the order the console offers them:
- * a copy of the library's closed set (the browser does not load the library), checked by a test.
- */
-export const LOOP_FILTERS = ['all', 'unconsumed', 'full', 'stopped', 'stale'] as const satisfies readonly AdminLoopFilter[];
-export type LoopFilter = (typeof LOOP_FILTERS)[number];
+// The filters of `GET /v1/admin/loops` (spec section 12.1), offered in the contract's order.
+export { LOOP_FILTERS, type LoopFilter };
 
 /** One view and what it shows. */
 export type ConsoleRoute =

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal
-
 from .models import CompletionUpdate, PendingNotification
 from .sse import ServerSentEvent
+from .vocabulary import LoopEventType
 
 
 @dataclass(frozen=True)
@@ -18,7 +17,7 @@ class LoopEvent:
     shows it, ``consumed`` the command id consumed."""
 
     id: int
-    type: Literal["notification", "outcome", "consumed"]
+    type: LoopEventType
     notification: PendingNotification | None = None
     consumed_command_id: str | None = None
 

@@ -1,9 +1,10 @@
-"""The closed sets of the process notifications API (v1), defined once in this package: here.
+"""The closed sets of the process notifications API (v1), for Python, spelled out once, here.
 
-Each is a ``Literal`` type and the tuple of its members. They are copies of the service's own
-sets: a test of the repository (``test/package/python-client-vocabulary.int-spec.ts``) compares
-every tuple with the service's definition and fails on any drift, so a member the server
-answers with is added here, in this one file.
+Each is a ``Literal`` type and the tuple of its members. Their one definition is the contract
+package of the repository (``libs/process-notifications-contract``, which the server and the
+TypeScript client import); Python cannot import it, so a test of the repository
+(``test/package/python-client-vocabulary.int-spec.ts``) compares every tuple with it and fails on
+any drift, and a member the server answers with is added here, in this one file.
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ LOOP_STATES: tuple[LoopState, ...] = get_args(LoopState)
 SessionState = Literal["open", "closed"]
 """A session is ``closed`` once closed: readable with the admin token, no more writes."""
 SESSION_STATES: tuple[SessionState, ...] = get_args(SessionState)
+
+LoopEventType = Literal["notification", "outcome", "consumed"]
+"""The event names of a loop's stream (``GET /v1/sessions/:sid/loops/:lid/events``)."""
+LOOP_EVENT_TYPES: tuple[LoopEventType, ...] = get_args(LoopEventType)
 
 SuccessDisposition = Literal["accepted", "duplicate"]
 """The answers of a delivery that succeeded."""

@@ -1,17 +1,14 @@
+import type { ProcessCompletionNotification as WireNotification } from 'process-notifications-contract';
 import type { TerminalReason, TerminalState } from '../vocabulary/process-vocabulary.js';
 
 /**
- * A process completion notification as validated and journaled: the supervisor's snake_case
- * fields in the contract's order, UUIDs lower-cased. The DTO implements it, the journal stores
- * it as JSON, and a loop's pending entry is built from it.
+ * A process completion notification as validated and journaled: the wire's notification (the
+ * contract package's `ProcessCompletionNotification`, section 2), the supervisor's snake_case
+ * fields in the contract's order, UUIDs lower-cased. The DTO implements it, the journal stores it
+ * as JSON, and a loop's pending entry is built from it. Its state and reason are typed one by one
+ * (a class cannot implement the wire's union of pairs); validation keeps them a pair.
  */
-export interface ProcessCompletionNotification {
-  /** The supervisor's idempotency key, allocated before publishing. */
-  readonly command_id: string;
-  readonly session_id: string;
-  readonly loop_id: string;
-  /** Opaque handle of the process: 1 to 128 bytes of `A-Z a-z 0-9 - _`. */
-  readonly process_handle: string;
+export interface ProcessCompletionNotification extends Omit<WireNotification, 'state' | 'reason'> {
   readonly state: TerminalState;
   readonly reason: TerminalReason;
 }

@@ -1,9 +1,10 @@
 import { ValidateBy } from 'class-validator';
+import { LIFECYCLE_DIAGNOSTIC_MAX_BYTES } from 'process-notifications-contract';
 import { lifecycleRuleOf } from '../vocabulary/lifecycle-rules.js';
 import type { ProcessState } from '../vocabulary/process-vocabulary.js';
 
-/** Most UTF-8 bytes a lifecycle diagnostic may take. */
-export const LIFECYCLE_DIAGNOSTIC_MAX_BYTES = 512;
+// The bound is the contract's (section 6); the library exports it from here, as it always did.
+export { LIFECYCLE_DIAGNOSTIC_MAX_BYTES };
 
 // With the u flag a well-formed surrogate pair is one code point, so only lone halves match.
 const LONE_SURROGATE = /\p{Cs}/u;

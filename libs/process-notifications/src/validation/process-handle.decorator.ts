@@ -1,10 +1,10 @@
 import { ValidateBy } from 'class-validator';
+import { PROCESS_HANDLE_PATTERN } from 'process-notifications-contract';
 
-// ASCII-only, so the 128-byte limit is also a 128-character limit.
-const PROCESS_HANDLE = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** The rule of a process handle, for documents that describe it (the OpenAPI schema). */
-export const PROCESS_HANDLE_PATTERN = PROCESS_HANDLE.source;
+// The contract's rule (ASCII-only, so the 128-byte limit is also a 128-character limit). The
+// library exports the pattern from here, as it always did, for documents that describe it.
+const PROCESS_HANDLE = new RegExp(PROCESS_HANDLE_PATTERN);
+export { PROCESS_HANDLE_PATTERN };
 
 /** An opaque process handle: 1 to 128 bytes of `A-Z a-z 0-9 - _`. */
 export function ProcessHandle(): PropertyDecorator {

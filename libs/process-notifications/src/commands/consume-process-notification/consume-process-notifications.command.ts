@@ -16,5 +16,5 @@ export class ConsumeProcessNotificationsCommand extends Command<NotificationCons
   }
 }
 
-/** Most command ids one batch consume takes. */
-export const MAX_CONSUME_BATCH = 256;
+// The bound is the contract's (section 8); the library exports it from here, as it always did.
+export { MAX_CONSUME_BATCH } from 'process-notifications-contract';

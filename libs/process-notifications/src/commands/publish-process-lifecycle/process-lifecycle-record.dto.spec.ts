@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors/validation.error.js';
 import { validateInput } from '../../validation/validate-input.js';
-import { CONTRACT_LIFECYCLE_KINDS, CONTRACT_REASONS, CONTRACT_STATES } from '../../../../../test/support/contract-vocabulary.js';
+import { LIFECYCLE_KINDS, PROCESS_STATES, TERMINAL_REASONS } from 'process-notifications-contract';
 import { ProcessLifecycleRecordDto } from './process-lifecycle-record.dto.js';
 
 const CREATED = '2026-11-01T10:00:00Z';
@@ -81,9 +81,9 @@ const TUPLES = new Set([
 describe('ProcessLifecycleRecordDto', () => {
   describe('kind × state × reason', () => {
     // Every kind, state and reason (or none) of the contract's vocabulary.
-    const matrix = CONTRACT_LIFECYCLE_KINDS.flatMap((kind) =>
-      CONTRACT_STATES.flatMap((state) =>
-        [undefined, ...CONTRACT_REASONS].map((reason) => [`${kind}/${state}/${reason ?? '-'}`, kind, state, reason] as const),
+    const matrix = LIFECYCLE_KINDS.flatMap((kind) =>
+      PROCESS_STATES.flatMap((state) =>
+        [undefined, ...TERMINAL_REASONS].map((reason) => [`${kind}/${state}/${reason ?? '-'}`, kind, state, reason] as const),
       ),
     );
 
@@ -260,8 +260,8 @@ describe('ProcessLifecycleRecordDto', () => {
       const failed = { kind: 'completed', state: 'failed', reason: 'failed', process_finished_at: FINISHED, diagnostic: 'spawn failed' };
       expect(failingField(record(failed))).toBeNull();
       expect(failingField(lost('gone'))).toBeNull();
-      for (const kind of CONTRACT_LIFECYCLE_KINDS.filter((kind) => kind !== 'lost')) {
-        for (const state of CONTRACT_STATES.filter((state) => kind !== 'completed' || state !== 'failed')) {
+      for (const kind of LIFECYCLE_KINDS.filter((kind) => kind !== 'lost')) {
+        for (const state of PROCESS_STATES.filter((state) => kind !== 'completed' || state !== 'failed')) {
           // The diagnostic rule comes before the tuple, so the tuple need not be valid here.
           expect([kind, state, failingField({ ...shaped(kind, state), diagnostic: 'x' })]).toEqual([kind, state, 'diagnostic']);
         }

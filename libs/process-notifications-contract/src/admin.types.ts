@@ -3,10 +3,16 @@
  * the admin token.
  */
 import type { ProcessOutcome } from './api.types.js';
-import type { LoopEngine, LoopState, SessionState, StopCause, TerminalReason, TerminalState } from './vocabulary.js';
-
-/** Which loops `adminLoops` lists. */
-export type LoopFilter = 'all' | 'unconsumed' | 'full' | 'stopped' | 'stale';
+import type {
+  LoopEngine,
+  LoopFilter,
+  LoopState,
+  RefusalCode,
+  SessionState,
+  StopCause,
+  TerminalReason,
+  TerminalState,
+} from './vocabulary.js';
 
 /** Where a list page starts. */
 export interface AdminPageQuery {
@@ -102,9 +108,6 @@ export interface ClusterNodes {
   readonly nodes: readonly ClusterNode[];
 }
 
-/** The codes a refusal is listed with. */
-export type RefusalCode = 'idempotency_collision' | 'delivery_stopped' | 'owner_mismatch' | 'loop_not_found' | 'unsupported_engine';
-
 /** A refusal in `GET /v1/admin/refusals`. */
 export interface Refusal {
   readonly at: string;
@@ -129,5 +132,5 @@ export interface Refusals {
   readonly refusals: readonly Refusal[];
 }
 
-/** Answer of `GET /v1/whoami`. */
+/** Answer of `GET /v1/whoami`: `kind` is one of TOKEN_KINDS (test/package/wire-types.spec.ts holds the two together). */
 export type Whoami = { readonly kind: 'admin'; readonly session_id: null } | { readonly kind: 'session'; readonly session_id: string };

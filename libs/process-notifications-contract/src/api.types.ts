@@ -1,12 +1,15 @@
 /*
  * The wire types of the process notifications REST API (v1), snake_case exactly as sent and
- * received. The closed sets they use are in vocabulary.ts.
+ * received. The closed sets they use are in vocabulary.ts. The server's answer DTOs implement
+ * them, so an answer that drifts from its type does not compile.
  */
 
 import type {
+  JournalKind,
   LifecycleKind,
   LoopEngine,
   LoopState,
+  OutcomeKind,
   ProblemCode,
   ProblemDisposition,
   ProcessState,
@@ -66,11 +69,13 @@ export interface OpenLoopRequest {
   readonly loop_id?: string;
 }
 
-/** The process completion notification: the six fields, nothing else. */
+/** The process completion notification (section 2): the six fields, nothing else. */
 export type ProcessCompletionNotification = {
+  /** The supervisor's idempotency key, allocated before publishing. */
   readonly command_id: string;
   readonly session_id: string;
   readonly loop_id: string;
+  /** Opaque handle of the process: 1 to 128 bytes of `A-Z a-z 0-9 - _`. */
   readonly process_handle: string;
 } & TerminalPair;
 
@@ -113,9 +118,6 @@ export interface LifecyclePublication {
   readonly sequence: number;
   readonly appended: boolean;
 }
-
-/** The lifecycle kinds that end a run, and may name their notification's `command_id`. */
-export type OutcomeKind = 'completed' | 'lost';
 
 /**
  * How a notification's process ended (spec section 14): from the first `completed` or `lost`
@@ -199,9 +201,6 @@ export interface LoopStoppedPayload {
   /** Command ids pending when the loop stopped. */
   readonly pending: readonly string[];
 }
-
-/** The kinds of journal record. */
-export type JournalKind = 'process_notification' | 'process_notification_consumed' | 'loop_stopped' | LifecycleKind;
 
 /**
  * One journal record, typed by `kind`: switch on `kind` and `payload` has that kind's type
