@@ -127,6 +127,17 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     }
   });
 
+  it('runs many small reads waiting at once in a few turns of the event loop, not one turn each', async () => {
+    // 16 loops' streams reading after one commit (issue 37): with one read per turn each waited
+    // for as many turns of a busy event loop as there were reads before it.
+    const sessionId = randomUUID();
+    await writer.append(draft(sessionId, randomUUID()));
+    const turns = countEventLoopTurns();
+    const pages = await Promise.all(Array.from({ length: 32 }, () => writer.page(sessionId, 0, 1)));
+    expect(pages.every((page) => page.length === 1)).toBe(true);
+    expect(turns.stop()).toBeLessThanOrEqual(16);
+  });
+
   it("restores one session's rows only, or every session's", async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     const loops = { [a]: randomUUID(), [b]: randomUUID() };

@@ -4,6 +4,9 @@ import { storeDialectOf } from './store-dialects.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 
+// The longest one event loop turn spends on reads back to back (see inTurn).
+const READ_TURN_MS = 1;
+
 /**
  * Where reads run, never behind a write batch: on a SQLite file a second, read-only connection
  * (WAL lets it read the last commit while a batch runs), one read at a time with the event loop
@@ -16,8 +19,9 @@ export class JournalReadConnection {
   // SQLite file databases: the read-only connection.
   private readSource?: DataSource;
 
-  // The read running now (or the last one): the next one starts after it, in a later turn.
-  private turn: Promise<unknown> = Promise.resolve();
+  // Reads waiting for their turn, run one at a time; whether a turn is scheduled or running.
+  private readonly waiting: Array<() => Promise<void>> = [];
+  private draining = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -34,12 +38,31 @@ export class JournalReadConnection {
 
   // A better-sqlite3 read runs in this thread, without a pause: many readers at once would hold
   // the event loop for all their reads back to back, and every other request (a delivery of
-  // another session) would wait behind them. So reads take turns, one at a time, each in an event
-  // loop turn of its own (setImmediate), letting the I/O of other requests in between two reads.
+  // another session) would wait behind them. So reads take turns, one at a time, in event loop
+  // turns of their own (setImmediate), letting the I/O of other requests in between; a turn runs
+  // reads until READ_TURN_MS is spent, not one only: with one read per turn, 16 loops' streams
+  // each read after a commit waited for 16 turns of a busy loop (115 ms of the send → loop
+  // latency, issue 37), while a read of a few rows takes microseconds.
   private inTurn<T>(read: () => Promise<T>): Promise<T> {
-    const run = this.turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(read);
-    this.turn = run.catch(() => undefined);
-    return run;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push(() => read().then(resolve, reject));
+      if (!this.draining) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const started = performance.now();
+    while (this.waiting.length > 0) {
+      await this.waiting.shift()!();
+      if (this.waiting.length > 0 && performance.now() - started >= READ_TURN_MS) {
+        setImmediate(() => void this.drain());
+        return;
+      }
+    }
+    this.draining = false;
   }
 
   async close(): Promise<void> {
