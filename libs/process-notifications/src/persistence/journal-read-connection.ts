@@ -5,7 +5,7 @@ import { ProcessNotificationsError } from '../errors/process-notifications.error
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
 
 // The longest one event loop turn spends on reads back to back (see inTurn).
-const READ_TURN_MS = 1;
+const READ_TURN_MS = 5;
 
 /**
  * Where reads run, never behind a write batch: on a SQLite file a second, read-only connection
@@ -40,9 +40,11 @@ export class JournalReadConnection {
   // the event loop for all their reads back to back, and every other request (a delivery of
   // another session) would wait behind them. So reads take turns, one at a time, in event loop
   // turns of their own (setImmediate), letting the I/O of other requests in between; a turn runs
-  // reads until READ_TURN_MS is spent, not one only: with one read per turn, 16 loops' streams
-  // each read after a commit waited for 16 turns of a busy loop (115 ms of the send → loop
-  // latency, issue 37), while a read of a few rows takes microseconds.
+  // reads until READ_TURN_MS is spent, not one only. A busy server's turn handles every request
+  // that arrived meanwhile (64 deliveries: tens of milliseconds), so with one read per turn the
+  // reads of 16 loops' streams after a commit came one per such turn (issue 37's bench: send →
+  // loop given p50 181 ms with one read per turn or a 1 ms budget, 51 ms with 5 ms, the same
+  // with 10 ms), while a read of a few rows takes microseconds.
   private inTurn<T>(read: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push(() => read().then(resolve, reject));
