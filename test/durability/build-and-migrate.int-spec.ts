@@ -43,7 +43,9 @@ describe('building and migrating leave a running server alone', () => {
     const outputs = [
       'dist/src/main.js',
       'dist/console/index.html',
+      'libs/process-notifications-contract/dist/index.js',
       'libs/process-notifications/dist/index.js',
+      'libs/process-notifications-client/dist/index.js',
       'libs/pn-supervise/dist/main.js',
     ];
     writeFileSync(
