@@ -1,77 +1,15 @@
-import {
-  NetworkError,
-  ProcessNotificationsClient,
-  type CompletionUpdate,
-  type LifecycleRecord,
-  type ProcessCompletionNotification,
-} from 'process-notifications-client';
+import { NetworkError, ProcessNotificationsClient, type CompletionUpdate } from 'process-notifications-client';
 import { randomUUID } from 'node:crypto';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { SERVER_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
 import { freePort, startServer } from '../supervisor/support/test-helpers.js';
+import { collect, completion, exited, sessionOn } from './support/loop-side.js';
 
 // completions() and waitForCompletion() (spec section 14) against the real server.
 
-function completion(sessionId: string, loopId: string, overrides: Partial<ProcessCompletionNotification> = {}) {
-  return {
-    command_id: randomUUID(),
-    session_id: sessionId,
-    loop_id: loopId,
-    process_handle: `make-${randomUUID().slice(0, 8)}`,
-    state: 'exited',
-    reason: 'exited',
-    ...overrides,
-  } as ProcessCompletionNotification;
-}
-
-/** The `completed` record of a run that exited with `exitCode`, naming `notification`. */
-function exited(notification: ProcessCompletionNotification, exitCode: number): LifecycleRecord {
-  return {
-    event_id: randomUUID(),
-    kind: 'completed',
-    session_id: notification.session_id,
-    loop_id: notification.loop_id,
-    process_handle: notification.process_handle,
-    origin_execution_id: randomUUID(),
-    state: 'exited',
-    process_created_at: '2026-01-01T00:00:00Z',
-    process_started_at: '2026-01-01T00:00:01Z',
-    process_finished_at: '2026-01-01T00:00:02Z',
-    has_exit_code: true,
-    exit_code: exitCode,
-    reason: 'exited',
-    command_id: notification.command_id,
-  };
-}
-
-/** Pulls an iterator in the background; `next(n)` waits until `n` items came (or fails after a while). */
-function collect(iterator: AsyncGenerator<CompletionUpdate>) {
-  const items: CompletionUpdate[] = [];
-  const done = (async () => {
-    for await (const item of iterator) items.push(item);
-  })();
-  const until = async (count: number, timeoutMs = 15_000): Promise<CompletionUpdate[]> => {
-    const deadline = Date.now() + timeoutMs;
-    while (items.length < count) {
-      if (Date.now() > deadline) throw new Error(`only ${items.length} of ${count} items: ${JSON.stringify(summary(items))}`);
-      await new Promise((next) => setTimeout(next, 20));
-    }
-    return items;
-  };
-  return { items, until, done };
-}
-
 const summary = (items: readonly CompletionUpdate[]) =>
   items.map(({ notification, update }) => [notification.command_id, update, notification.outcome?.exit_code ?? null]);
-
-async function sessionOn(baseUrl: string, adminToken: string, retry = {}) {
-  const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken, retry: { baseDelayMs: 50, maxDelayMs: 200, ...retry } });
-  const session = await admin.createSession();
-  const client = admin.withToken(session.token);
-  const loop = await client.openLoop(session.session_id);
-  return { client, sessionId: session.session_id, loopId: loop.loop_id };
-}
 
 describe('completions() against the real server', () => {
   it('yields what was pending, then live ones, each once across an identical retry and a dropped stream, then the outcome update', async () => {
@@ -88,7 +26,7 @@ describe('completions() against the real server', () => {
       await client.deliverCompletion(consumedEarlier);
       await client.consume(sessionId, loopId, consumedEarlier.command_id);
 
-      const stream = collect(client.completions(sessionId, loopId, { signal: stop.signal }));
+      const stream = collect(client.completions(sessionId, loopId, { signal: stop.signal }), summary, 15_000);
       expect(summary(await stream.until(1))).toEqual([[pending.command_id, 'new', null]]);
       expect(stream.items[0]!.notification).toEqual({ ...pending, sequence: 1, outcome: null });
 
@@ -152,7 +90,7 @@ describe('completions() against the real server', () => {
       const held = completion(sessionId, loopId);
       await client.deliverCompletion(held);
       const stop = new AbortController();
-      const stream = collect(client.completions(sessionId, loopId, { signal: stop.signal }));
+      const stream = collect(client.completions(sessionId, loopId, { signal: stop.signal }), summary, 15_000);
       await stream.until(1);
       const refused = completion(sessionId, loopId);
       await expect(client.deliverCompletion(refused)).rejects.toMatchObject({ code: 'delivery_stopped', cause: 'inbox_full' });
@@ -169,7 +107,7 @@ describe('completions() against the real server', () => {
       const first = completion(sessionId, wide);
       const { sequence } = await client.deliverCompletion(first);
       const stop = new AbortController();
-      const stream = collect(client.completions(sessionId, wide, { signal: stop.signal, afterSequence: sequence }));
+      const stream = collect(client.completions(sessionId, wide, { signal: stop.signal, afterSequence: sequence }), summary, 15_000);
       // Nothing yet: the first is at the resume position. Its outcome, journaled later, comes.
       await client.publishLifecycle(exited(first, 1));
       expect(summary(await stream.until(1))).toEqual([[first.command_id, 'outcome', 1]]);

@@ -1,65 +1,12 @@
-import {
-  ProcessNotificationsClient,
-  SseDecoder,
-  type LifecycleRecord,
-  type LoopEvent,
-  type ProcessCompletionNotification,
-} from 'process-notifications-client';
-import { randomUUID } from 'node:crypto';
+import { ProcessNotificationsClient, SseDecoder, type LoopEvent } from 'process-notifications-client';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { ADMIN_TOKEN, createHttpTestApp, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { inFreshSchema } from '../support/postgres.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
 import { startServer } from '../supervisor/support/test-helpers.js';
+import { collect, completion, exited, sessionOn } from './support/loop-side.js';
 
 // The loop's own stream, GET /v1/sessions/:sid/loops/:lid/events (issue 37), against the real server.
-
-function completion(sessionId: string, loopId: string): ProcessCompletionNotification {
-  return {
-    command_id: randomUUID(),
-    session_id: sessionId,
-    loop_id: loopId,
-    process_handle: `job-${randomUUID().slice(0, 8)}`,
-    state: 'exited',
-    reason: 'exited',
-  };
-}
-
-function exited(notification: ProcessCompletionNotification, exitCode: number, loopId = notification.loop_id): LifecycleRecord {
-  return {
-    event_id: randomUUID(),
-    kind: 'completed',
-    session_id: notification.session_id,
-    loop_id: loopId,
-    process_handle: notification.process_handle,
-    origin_execution_id: randomUUID(),
-    state: 'exited',
-    process_created_at: '2026-01-01T00:00:00Z',
-    process_started_at: '2026-01-01T00:00:01Z',
-    process_finished_at: '2026-01-01T00:00:02Z',
-    has_exit_code: true,
-    exit_code: exitCode,
-    reason: 'exited',
-    command_id: notification.command_id,
-  };
-}
-
-/** Pulls a loop stream in the background; `until(n)` waits for n events. */
-function collect(iterator: AsyncGenerator<LoopEvent>) {
-  const events: LoopEvent[] = [];
-  const done = (async () => {
-    for await (const event of iterator) events.push(event);
-  })();
-  const until = async (count: number, timeoutMs = 20_000): Promise<LoopEvent[]> => {
-    const deadline = Date.now() + timeoutMs;
-    while (events.length < count) {
-      if (Date.now() > deadline) throw new Error(`only ${events.length} of ${count} events: ${JSON.stringify(summary(events))}`);
-      await new Promise((next) => setTimeout(next, 20));
-    }
-    return events;
-  };
-  return { events, until, done };
-}
 
 const summary = (events: readonly LoopEvent[]) =>
   events.map((event) =>
@@ -67,14 +14,6 @@ const summary = (events: readonly LoopEvent[]) =>
       ? [event.id, 'consumed', event.consumed.command_id]
       : [event.id, event.type, event.notification.command_id, event.notification.outcome?.exit_code ?? null],
   );
-
-async function sessionOn(baseUrl: string, adminToken: string) {
-  const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken, retry: { baseDelayMs: 50, maxDelayMs: 200 } });
-  const session = await admin.createSession();
-  const client = admin.withToken(session.token);
-  const loop = await client.openLoop(session.session_id);
-  return { admin, client, token: session.token, sessionId: session.session_id, loopId: loop.loop_id };
-}
 
 describe('the loop stream against the real server', () => {
   it('starts at the unconsumed work, follows live, and resumes without loss or repeat after a drop and a restart', async () => {
@@ -92,9 +31,9 @@ describe('the loop stream against the real server', () => {
       await client.consume(sessionId, loopId, consumedBefore.command_id);
       await client.deliverCompletion(completion(sessionId, other.loop_id)); // another loop: never on this stream
 
-      const stream = collect(client.loopEvents(sessionId, loopId, { signal: stop.signal }));
+      const stream = collect(client.loopEvents(sessionId, loopId, { signal: stop.signal }), summary);
       await stream.until(1);
-      expect(stream.events[0]).toEqual({
+      expect(stream.items[0]).toEqual({
         id: pendingSequence,
         type: 'notification',
         notification: { ...pending, sequence: pendingSequence, outcome: null },
@@ -121,7 +60,7 @@ describe('the loop stream against the real server', () => {
       stop.abort();
       await stream.done;
 
-      expect(summary(stream.events)).toEqual([
+      expect(summary(stream.items)).toEqual([
         [pendingSequence, 'notification', pending.command_id, null],
         // Consumed after the stream's start (the oldest unconsumed): its consumption is on it,
         // although the notification, consumed before the stream read it, is not.
@@ -132,17 +71,17 @@ describe('the loop stream against the real server', () => {
         [expect.any(Number), 'consumed', pending.command_id],
         [expect.any(Number), 'notification', afterRestart.command_id, null],
       ]);
-      const ids = stream.events.map((event) => event.id);
+      const ids = stream.items.map((event) => event.id);
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
       expect(new Set(ids).size).toBe(ids.length);
 
       // Resuming after any event gives exactly what came after it, from the journal.
       const again = new AbortController();
-      const resumed = collect(client.loopEvents(sessionId, loopId, { after: ids[1]!, signal: again.signal }));
+      const resumed = collect(client.loopEvents(sessionId, loopId, { after: ids[1]!, signal: again.signal }), summary);
       await resumed.until(5);
       again.abort();
       await resumed.done;
-      expect(summary(resumed.events)).toEqual(summary(stream.events.slice(2)));
+      expect(summary(resumed.items)).toEqual(summary(stream.items.slice(2)));
     } finally {
       stop.abort();
       await server.stop('SIGKILL');
@@ -251,7 +190,7 @@ describe('the loop stream on several nodes (PostgreSQL)', () => {
       try {
         const { client, token, sessionId, loopId } = await sessionOn(owner.url, SERVER_ADMIN_TOKEN);
         const elsewhere = new ProcessNotificationsClient({ baseUrl: other.url, token });
-        const stream = collect(elsewhere.loopEvents(sessionId, loopId, { signal: stop.signal }));
+        const stream = collect(elsewhere.loopEvents(sessionId, loopId, { signal: stop.signal }), summary);
         // The first answer of the stream's node: it is open before the delivery.
         await new Promise((resolve) => setTimeout(resolve, 500));
         const sent = completion(sessionId, loopId);
@@ -261,14 +200,14 @@ describe('the loop stream on several nodes (PostgreSQL)', () => {
         // Its outcome after it (the outcome join reads the record's payload: PostgreSQL's JSON).
         await client.publishLifecycle(exited(sent, 7));
         await stream.until(2);
-        expect(stream.events[1]).toMatchObject({
+        expect(stream.items[1]).toMatchObject({
           type: 'outcome',
           notification: { command_id: sent.command_id, outcome: { exit_code: 7 } },
         });
         // Through the other node, forwarded to the owner.
         await expect(elsewhere.consume(sessionId, loopId, sent.command_id)).resolves.toMatchObject({ consumed: true });
         await stream.until(3);
-        expect(stream.events[2]).toMatchObject({ type: 'consumed', consumed: { command_id: sent.command_id } });
+        expect(stream.items[2]).toMatchObject({ type: 'consumed', consumed: { command_id: sent.command_id } });
       } finally {
         stop.abort();
         await owner.stop('SIGKILL');
