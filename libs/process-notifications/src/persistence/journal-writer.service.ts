@@ -474,12 +474,15 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       const holds = this.fencing.inTransaction(manager);
       const outcomes: Outcome<unknown>[] = [];
       this.insertedAhead.clear();
+      // Appends already part of a run inserted ahead (taken or found journaled): never sent twice.
+      const triedAhead = new Set<JournalDraft>();
       for (const [i, job] of batch.entries()) {
         if (job.fence && !(await holds(job.fence))) {
           outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
           continue;
         }
-        if (this.rows.insertFirst && job.append && !this.insertedAhead.has(job.append)) await this.insertAhead(manager, batch, i, holds);
+        if (this.rows.insertFirst && job.append && !triedAhead.has(job.append))
+          await this.insertAhead(manager, batch, i, holds, triedAhead);
         outcomes.push(await job.run(manager));
         this.queue.heard();
       }
@@ -546,10 +549,12 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     batch: readonly QueuedJob[],
     from: number,
     holds: (fence: Fence) => Promise<boolean>,
+    tried: Set<JournalDraft>,
   ): Promise<void> {
     const drafts = new Map<string, JournalDraft>();
     for (const job of batch.slice(from)) {
       if (!job.append) break;
+      tried.add(job.append);
       if (job.fence && !(await holds(job.fence))) continue;
       if (this.closedSessions.has(job.append.sessionId)) continue;
       const key = `${job.append.sessionId}\n${job.append.idempotencyId}`;
