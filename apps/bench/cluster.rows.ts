@@ -1,15 +1,15 @@
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { benchNotification } from '../../test/support/notification-fixture.js';
 import type { HttpResult, HttpRow } from './http-row.interface.js';
 import type { PgFloorConfig } from './pg-floor-http-server.worker.js';
+import { startServerProcess } from './server-process.js';
 import { startServerWorker, type ServerWorker } from './server-worker.js';
 
 /** The PostgreSQL the cluster rows use (a fresh schema per row, dropped after). */
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const MAIN = new URL('../../src/main.js', import.meta.url).pathname;
 const SESSIONS = 30;
 // The default: under a full load on few cores a short TTL lets a late heartbeat cost a node its
 // sessions, and the takeover time below is what a user of the default sees.
@@ -27,34 +27,15 @@ interface Node extends Endpoint {
 type Session = { sessionId: string; loopId: string; token: string };
 
 function startNode(databaseUrl: string, adminToken: string): Promise<Node> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...process.env,
-      PORT: '0',
+  return startServerProcess(
+    {
       PN_DATABASE_URL: databaseUrl,
       PN_ADMIN_TOKEN: adminToken,
       PN_LOOP_CAPACITY: '1000000',
       PN_LEASE_TTL_MS: String(LEASE_TTL_MS),
-      PN_LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const port = /Listening on port (\d+)/.exec(output)?.[1];
-      if (port) resolve({ url: `http://127.0.0.1:${port}`, child });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    // What a node warns of (a refused request, say) is shown, so a failed row says why.
-    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (/"level":(40|50|60)/.test(chunk.toString())) process.stderr.write(chunk);
-    });
-    child.once('exit', (code) => reject(new Error(`node exited (${code}) before listening:\n${output}`)));
-  });
+    { showWarnings: true },
+  );
 }
 
 async function call(

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,13 +5,13 @@ import { join } from 'node:path';
 import { ProcessNotificationsClient, type ProcessCompletionNotification } from 'process-notifications-client';
 import { DataSource } from 'typeorm';
 import { markdownTable } from './markdown-table.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 
 // Issue 37's scenario, as a user choosing between this and a job queue measures it: 4,000
 // completions from 64 concurrent senders through the typed client to 16 loops of one session, each
 // loop following completions() and consuming each notification as it is given (consume() calls,
 // which the client coalesces), on the real server (a child process) with every commit durable.
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const MAIN = new URL('../../src/main.js', import.meta.url).pathname;
 const NOTIFICATIONS = Number(process.env.BENCH_LOOP_ITEMS ?? 4_000);
 const SENDERS = 64;
 const LOOPS = 16;
@@ -45,22 +44,11 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
 
-function startServer(databaseUrl: string, adminToken: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', MAIN], {
-    env: { ...process.env, PORT: '0', PN_DATABASE_URL: databaseUrl, PN_ADMIN_TOKEN: adminToken, PN_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const port = /Listening on port (\d+)/.exec(output)?.[1];
-      if (port) resolve({ url: `http://127.0.0.1:${port}`, child });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-  });
+function startServer(databaseUrl: string, adminToken: string): Promise<ServerProcess> {
+  return startServerProcess(
+    { PN_DATABASE_URL: databaseUrl, PN_ADMIN_TOKEN: adminToken },
+    { nodeArgs: ['--no-allocation-site-pretenuring'] },
+  );
 }
 
 async function scenario(baseUrl: string, adminToken: string): Promise<LoopQueueResult> {
