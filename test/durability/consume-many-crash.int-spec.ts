@@ -1,8 +1,6 @@
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { notification } from '../support/test-app.js';
-import { LoopHostProcess } from './support/loop-host-process.js';
-import { tempDir } from './support/temp-dir.js';
+import { loopHostsOnOneFile } from './support/loop-hosts.js';
 
 interface Pending {
   commandId: string;
@@ -12,35 +10,12 @@ interface Pending {
 // transaction committed and before anyone heard of it loses nothing and repeats nothing: the
 // retry of the same batch answers consumed: false for each, with the committed sequences.
 describe('batch consume across a crash between commit and answer (SIGKILL, file database)', () => {
-  let dir: ReturnType<typeof tempDir>;
-  let hosts: LoopHostProcess[];
+  const { start, close, rows } = loopHostsOnOneFile();
 
-  beforeEach(() => {
-    dir = tempDir();
-    hosts = [];
-  });
-
-  afterEach(async () => {
-    for (const host of hosts) await host.kill();
-    dir.remove();
-  });
-
-  async function start(env: Record<string, string> = {}): Promise<LoopHostProcess> {
-    const host = await LoopHostProcess.start(dir.file('journal.db'), env);
-    hosts.push(host);
-    return host;
-  }
-
-  function consumedRows(): Array<{ sequence: number; cause_command_id: string }> {
-    const db = new Database(dir.file('journal.db'), { readonly: true });
-    try {
-      return db
-        .prepare("SELECT sequence, cause_command_id FROM pn_journal WHERE kind = 'process_notification_consumed' ORDER BY sequence")
-        .all() as never;
-    } finally {
-      db.close();
-    }
-  }
+  const consumedRows = () =>
+    rows<{ sequence: number; cause_command_id: string }>(
+      "SELECT sequence, cause_command_id FROM pn_journal WHERE kind = 'process_notification_consumed' ORDER BY sequence",
+    );
 
   it('keeps the whole batch consumed once, and the retry answers consumed: false with the same sequences', async () => {
     const sessionId = randomUUID();
@@ -50,8 +25,7 @@ describe('batch consume across a crash between commit and answer (SIGKILL, file 
     await setup.call('openLoop', { sessionId, loopId });
     const sent = Array.from({ length: 5 }, () => notification(sessionId, loopId));
     for (const n of sent) await setup.call('deliver', { notification: n });
-    await setup.close();
-    hosts.pop();
+    await close(setup);
 
     const batch = sent.slice(0, 4).map((n) => String(n.command_id));
     const paused = await start({ PN_TEST_CRASH_WINDOW: 'consumed' });

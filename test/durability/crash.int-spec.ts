@@ -1,8 +1,6 @@
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { notification } from '../support/test-app.js';
-import { LoopHostProcess } from './support/loop-host-process.js';
-import { tempDir } from './support/temp-dir.js';
+import { loopHostsOnOneFile } from './support/loop-hosts.js';
 
 interface Pending {
   commandId: string;
@@ -10,33 +8,9 @@ interface Pending {
 
 // Real processes killed with SIGKILL: no shutdown hook runs, nothing is flushed by us.
 describe('crash safety (SIGKILL of a real process on a file database)', () => {
-  let dir: ReturnType<typeof tempDir>;
-  let hosts: LoopHostProcess[];
+  const { start, close, rows } = loopHostsOnOneFile();
 
-  beforeEach(() => {
-    dir = tempDir();
-    hosts = [];
-  });
-
-  afterEach(async () => {
-    for (const host of hosts) await host.kill();
-    dir.remove();
-  });
-
-  async function start(env: Record<string, string> = {}): Promise<LoopHostProcess> {
-    const host = await LoopHostProcess.start(dir.file('journal.db'), env);
-    hosts.push(host);
-    return host;
-  }
-
-  function journalRows(): Array<{ idempotency_id: string; kind: string }> {
-    const db = new Database(dir.file('journal.db'), { readonly: true });
-    try {
-      return db.prepare('SELECT idempotency_id, kind FROM pn_journal ORDER BY sequence').all() as never;
-    } finally {
-      db.close();
-    }
-  }
+  const journalRows = () => rows<{ idempotency_id: string; kind: string }>('SELECT idempotency_id, kind FROM pn_journal ORDER BY sequence');
 
   it('delivers a notification exactly once when the process dies between journal commit and dispatch', async () => {
     const sessionId = randomUUID();
@@ -44,8 +18,7 @@ describe('crash safety (SIGKILL of a real process on a file database)', () => {
     const setup = await start();
     await setup.call('openSession', { sessionId });
     await setup.call('openLoop', { sessionId, loopId });
-    await setup.close();
-    hosts.pop();
+    await close(setup);
 
     const paused = await start({ PN_TEST_CRASH_WINDOW: '1' });
     const n = notification(sessionId, loopId);
