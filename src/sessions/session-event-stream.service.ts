@@ -3,6 +3,7 @@ import { ProcessNotificationsService, type JournalRecordView, type LoopEventView
 import { Observable, ReplaySubject, takeUntil } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { HttpProblemError } from '../http/http-problem.error.js';
+import { SessionLoopReader } from './session-loop-reader.js';
 
 // Journal records read per query while catching up.
 const CATCH_UP_PAGE = 500;
@@ -25,6 +26,8 @@ export class SessionEventStream implements OnModuleDestroy {
   // own clients' places.
   private readonly open = new Map<string, number>();
   private adminOpen = 0;
+  // The reader of each session that has loop streams open on this node.
+  private readonly loopReaders = new Map<string, SessionLoopReader>();
 
   constructor(
     private readonly service: ProcessNotificationsService,
@@ -55,23 +58,41 @@ export class SessionEventStream implements OnModuleDestroy {
 
   /**
    * A loop's events (issue 37) after `after`, in order: read from the database after the last
-   * record looked at, and again whenever the journal says the loop (on PostgreSQL: its session)
-   * may have new records, so nothing is skipped or repeated; completes at shutdown. Open streams
-   * are counted per loop against the same bound as a session's (`stream_limit_reached`).
+   * record looked at, and again whenever the journal says the session may have new records, so
+   * nothing is skipped or repeated; completes at shutdown. A node's open loop streams of one
+   * session share their reads ({@link SessionLoopReader}). Open streams are counted per loop
+   * against the same bound as a session's (`stream_limit_reached`).
    */
   loopEventsAfter(sessionId: string, loopId: string, after: number): Observable<LoopEventView> {
-    const key = `${sessionId.toLowerCase()}/${loopId.toLowerCase()}`;
+    const session = sessionId.toLowerCase();
+    const loop = loopId.toLowerCase();
+    const key = `${session}/${loop}`;
     if ((this.open.get(key) ?? 0) >= this.config.maxStreamsPerSession) {
       throw new HttpProblemError(
         'stream_limit_reached',
         `The loop already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
       );
     }
-    return this.follow(key, after, this.service.loopChanges(sessionId, loopId), async (last) => {
-      const page = await this.service.readLoopEvents(sessionId, loopId, last, CATCH_UP_PAGE);
-      // A read short of its limit reached the end: no second, empty read per hint.
-      return { items: page.events, last: Math.max(last, page.last), more: page.more };
-    });
+    return new Observable<LoopEventView>((subscriber) => {
+      this.count(key, 1);
+      let reader = this.loopReaders.get(session);
+      if (!reader) {
+        reader = new SessionLoopReader(session, this.service, CATCH_UP_PAGE, () => this.loopReaders.delete(session));
+        this.loopReaders.set(session, reader);
+      }
+      const leave = reader.follow(loop, after, subscriber);
+      return () => {
+        leave();
+        this.count(key, -1);
+      };
+    }).pipe(takeUntil(this.shutdown$));
+  }
+
+  // Open streams under `key`: a key without streams is forgotten.
+  private count(key: string, change: 1 | -1): void {
+    const left = (this.open.get(key) ?? 0) + change;
+    if (left > 0) this.open.set(key, left);
+    else this.open.delete(key);
   }
 
   /**
@@ -87,7 +108,7 @@ export class SessionEventStream implements OnModuleDestroy {
   ): Observable<T> {
     return new Observable<T>((subscriber) => {
       if (counted === ADMIN_STREAMS) this.adminOpen += 1;
-      else this.open.set(counted, (this.open.get(counted) ?? 0) + 1);
+      else this.count(counted, 1);
       let last = after;
       let reading = false;
       let readAgain = false;
@@ -118,13 +139,8 @@ export class SessionEventStream implements OnModuleDestroy {
       read().catch(fail);
       return () => {
         hints.unsubscribe();
-        if (counted === ADMIN_STREAMS) {
-          this.adminOpen -= 1;
-          return;
-        }
-        const left = (this.open.get(counted) ?? 1) - 1;
-        if (left > 0) this.open.set(counted, left);
-        else this.open.delete(counted);
+        if (counted === ADMIN_STREAMS) this.adminOpen -= 1;
+        else this.count(counted, -1);
       };
     }).pipe(takeUntil(this.shutdown$));
   }

@@ -367,6 +367,76 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
     });
   });
 
+  describe('session loop stream rows', () => {
+    // Issue 37: one read serves every loop stream of a session, so what it gives a loop must be
+    // exactly that loop's own page over the same range, for any position and page size.
+    it('give each loop exactly its own page over the same range, from any position, at any page size', async () => {
+      const sessionId = await openSession();
+      const loops = [await openLoop(sessionId), await openLoop(sessionId), await openLoop(sessionId)];
+      let seed = 37;
+      const random = (n: number): number => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return seed % n;
+      };
+      const notified: Array<{ loopId: string; commandId: string }> = [];
+      const outcome = (loopId: string, commandId: string): Promise<unknown> =>
+        store.writer.write(async (tx, journal) => {
+          const lifecycle: ProcessLifecycleRecord = {
+            event_id: randomUUID(),
+            kind: random(2) === 0 ? 'completed' : 'lost',
+            session_id: sessionId,
+            loop_id: loopId,
+            process_handle: 'p',
+            origin_execution_id: 'x',
+            state: 'exited',
+            process_created_at: '2026-01-01T00:00:00.000Z',
+            has_exit_code: false,
+            command_id: commandId,
+          };
+          const { record } = await journal.append({
+            sessionId,
+            loopId,
+            kind: lifecycle.kind,
+            idempotencyId: lifecycle.event_id,
+            payload: { ...lifecycle },
+          });
+          await store.outcomes.link(tx, sessionId, record.sequence, lifecycle);
+        }, sessionId);
+      for (let step = 0; step < 90; step++) {
+        const loopId = loops[random(loops.length)]!;
+        const action = random(10);
+        const earlier = notified.filter((entry) => entry.loopId === loopId);
+        if (action < 5 || earlier.length === 0) {
+          const commandId = randomUUID();
+          // Now and then the outcome is journaled before its notification.
+          if (action === 9) await outcome(loopId, commandId);
+          await store.writer.append(notificationDraft({ sessionId, loopId, idempotencyId: commandId }));
+          notified.push({ loopId, commandId });
+        } else if (action < 8) {
+          await store.writer.consume(sessionId, loopId, [earlier[random(earlier.length)]!.commandId], () => true);
+        } else {
+          await outcome(loopId, earlier[random(earlier.length)]!.commandId);
+        }
+      }
+      const { lastSequence } = (await store.writer.loopStreamStart(sessionId, loops[0]!))!;
+      let compared = 0;
+      for (let after = 0; after <= lastSequence; after += 1 + random(7)) {
+        const limit = 1 + random(40);
+        const shared = await store.writer.sessionLoopStreamPage(sessionId, after, limit);
+        for (const loopId of loops) {
+          const own = await store.writer.loopStreamPage(sessionId, loopId, after, 10_000);
+          const expected = own.rows.filter((row) => row.sequence <= shared.last);
+          expect(shared.rows.filter((entry) => entry.loopId === loopId).map((entry) => entry.row)).toEqual(expected);
+          compared += expected.length;
+        }
+      }
+      // The workload reached every kind of row the stream has.
+      const kinds = new Set((await store.writer.sessionLoopStreamPage(sessionId, 0, 10_000)).rows.map((entry) => entry.row.kind));
+      expect([...kinds].sort()).toEqual(['consumed', 'notification', 'outcome']);
+      expect(compared).toBeGreaterThan(100);
+    });
+  });
+
   describe('store dialect', () => {
     it("answers its probe, reads a payload's JSON text, and takes an append back", async () => {
       const dialect = storeDialectOf(store.dataSource);

@@ -18,6 +18,7 @@ export type {
   ClosedSessionView,
   JournalRecordView,
   LoopEventsPage,
+  SessionLoopEventsPage,
   LoopEventView,
   LoopView,
   PendingNotificationView,

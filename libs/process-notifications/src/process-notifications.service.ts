@@ -29,6 +29,7 @@ import {
   recordView,
   type ClosedSessionView,
   type LoopEventsPage,
+  type SessionLoopEventsPage,
   type JournalRecordView,
   type SessionTokenView,
   type LoopView,
@@ -282,6 +283,20 @@ export class ProcessNotificationsService {
   async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
     const page = await this.journal.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
     return { events: page.rows.map(loopEventView), last: page.last, more: page.more };
+  }
+
+  /**
+   * {@link readLoopEvents} for every loop of a session at once: one read from `after`, each event
+   * with its loop, the events of a loop being what {@link readLoopEvents} reads for it over the
+   * same range. For a node streaming many loops of one session: one read per commit, not one per loop.
+   */
+  async readSessionLoopEvents(sessionId: string, after: number, limit = 500): Promise<SessionLoopEventsPage> {
+    const page = await this.journal.sessionLoopStreamPage(sessionId.toLowerCase(), after, limit);
+    return {
+      events: page.rows.map(({ loopId, row }) => ({ loopId, event: loopEventView(row) })),
+      last: page.last,
+      more: page.more,
+    };
   }
 
   /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */

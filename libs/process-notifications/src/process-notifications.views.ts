@@ -79,6 +79,14 @@ export interface LoopEventsPage {
   readonly more: boolean;
 }
 
+/** One read of every loop's stream of a session: each event with its loop. */
+export interface SessionLoopEventsPage {
+  readonly events: Array<{ readonly loopId: string; readonly event: LoopEventView }>;
+  readonly last: number;
+  /** True when the read stopped at its limit: read on at once. */
+  readonly more: boolean;
+}
+
 // The library's mappers to the views above: the one place where what it holds becomes what it returns.
 
 export function loopView(loop: ProcessLoop): LoopView {

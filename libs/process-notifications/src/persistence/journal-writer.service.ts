@@ -29,7 +29,7 @@ import { isServerError } from './store-failure.js';
 import { storeDialectOf } from './store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
-import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart } from './loop-stream-rows.js';
+import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart, type SessionLoopStreamPage } from './loop-stream-rows.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
 
 /** One committed transaction of the writer. */
@@ -367,6 +367,11 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   /** One read of a loop's event stream after `after` (see {@link LoopStreamRows.page}). */
   loopStreamPage(sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
     return this.lookupIn((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
+  }
+
+  /** One read of every loop's stream of a session after `after` (see {@link LoopStreamRows.sessionPage}). */
+  sessionLoopStreamPage(sessionId: string, after: number, limit: number): Promise<SessionLoopStreamPage> {
+    return this.lookupIn((manager) => this.loopStreams.sessionPage(manager, sessionId, after, Math.min(limit, this.loopSlice)));
   }
 
   /** The consumed record of a notification, if it was consumed. */

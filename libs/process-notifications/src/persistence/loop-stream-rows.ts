@@ -36,6 +36,11 @@ export interface LoopStreamPage {
   readonly more: boolean;
 }
 
+/** One read of every loop's stream of a session: each row with its loop. */
+export interface SessionLoopStreamPage extends Omit<LoopStreamPage, 'rows'> {
+  readonly rows: Array<{ readonly loopId: string; readonly row: LoopStreamRow }>;
+}
+
 /** Where a loop's stream starts when the client names no position, read with the loop's row. */
 export interface LoopStreamStart {
   /** The loop's oldest notification without a consumed record (its unconsumed work starts there). */
@@ -59,6 +64,7 @@ const OUTCOME_LIST = OUTCOME_KINDS.map((kind) => `'${kind}'`).join(', ');
  */
 export class LoopStreamRows {
   private readonly pageSql: string;
+  private readonly sessionPageSql: string;
   private readonly startSql: string;
 
   constructor(dataSource: DataSource) {
@@ -69,7 +75,7 @@ export class LoopStreamRows {
     // Each joined record is one index probe per row (probeJoin): a read costs its page, never the
     // session (on PostgreSQL a plain join, planned on a fresh table, read the whole session's
     // records once per row: 3 million rows touched for a 256-row page, loop-reads-postgres spec).
-    this.pageSql = `SELECT j.sequence, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
+    const select = `SELECT j.sequence, j.loop_id, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
         o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
         o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,
         o.process_started_at AS o_started, o.process_finished_at AS o_finished,
@@ -93,9 +99,15 @@ export class LoopStreamRows {
         'c',
         `j.kind = 'process_notification' AND c.session_id = j.session_id
         AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`,
-      )}
+      )}`;
+    this.pageSql = `${select}
       WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
       ORDER BY j.sequence LIMIT ${p(3)}`;
+    // Every loop's records of the session over ix_pn_journal_session_sequence: one read serves
+    // all of a session's streams at once (a record without a loop is nothing to any of them).
+    this.sessionPageSql = `${select}
+      WHERE j.session_id = ${p(0)} AND j.sequence > ${p(1)} AND j.loop_id IS NOT NULL
+      ORDER BY j.sequence LIMIT ${p(2)}`;
     this.startSql = `SELECT l.oldest_unconsumed_sequence, s.last_sequence FROM pn_loops l
       JOIN pn_sessions s ON s.session_id = l.session_id WHERE l.session_id = ${p(0)} AND l.loop_id = ${p(1)}`;
   }
@@ -115,6 +127,21 @@ export class LoopStreamRows {
     for (const row of rows) {
       const item = streamRow(row, loopId);
       if (item) out.push(item);
+    }
+    return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
+  }
+
+  /**
+   * Up to `limit` records of every loop of the session after `after`, each as its own loop's
+   * {@link page} makes it: the rows of one loop here are that loop's page over the same range.
+   */
+  async sessionPage(manager: EntityManager, sessionId: string, after: number, limit: number): Promise<SessionLoopStreamPage> {
+    const rows = (await manager.query(this.sessionPageSql, [sessionId, after, limit])) as Row[];
+    const out: Array<{ loopId: string; row: LoopStreamRow }> = [];
+    for (const row of rows) {
+      const loopId = String(row.loop_id);
+      const item = streamRow(row, loopId);
+      if (item) out.push({ loopId, row: item });
     }
     return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
   }
