@@ -13,14 +13,18 @@ import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 // Issue 37: on PostgreSQL the writer inserts a batch's consecutive plain appends in one statement
 // (one round trip instead of one per append). That fast path must answer exactly what appending
 // one by one answers. Property test: random workloads (new ids, identical retries, another payload
-// under a used id, repeats within one batch, two sessions, a lifecycle-like write between appends)
+// under a used id, repeats within one batch, two sessions, a lifecycle-like write between appends,
+// consumes of one or several ids, which insert their consumed records with the appends)
 // run on PostgreSQL (the fast path) and on SQLite (one by one); every caller's answer and every
 // session's journal, in order, must be the same.
 const admin = await connectPostgresAdmin();
 const describeOnPostgres = admin ? describe : describe.skip;
 
-type Answer = 'appended' | 'duplicate' | { collision: readonly string[] };
-type Op = { kind: 'append'; session: number; id: number; variant: number } | { kind: 'other'; session: number; id: number };
+type Answer = 'appended' | 'duplicate' | { collision: readonly string[] } | Array<'consumed' | 'again' | 'not found'>;
+type Op =
+  | { kind: 'append'; session: number; id: number; variant: number }
+  | { kind: 'other'; session: number; id: number }
+  | { kind: 'consume'; session: number; ids: number[] };
 
 // A small deterministic generator: a failing seed reproduces.
 function random(seed: number): () => number {
@@ -38,6 +42,7 @@ function workload(seed: number): Op[][] {
   return Array.from({ length: 3 }, () =>
     Array.from({ length: 20 + pick(60) }, (): Op => {
       if (next() < 0.05) return { kind: 'other', session: pick(2), id: pick(12) };
+      if (next() < 0.25) return { kind: 'consume', session: pick(2), ids: Array.from({ length: 1 + pick(3) }, () => pick(12)) };
       return { kind: 'append', session: pick(2), id: pick(12), variant: next() < 0.8 ? 0 : 1 };
     }),
   );
@@ -50,12 +55,14 @@ interface Store {
   journal(sessionId: string): Promise<Array<{ idempotency_id: string; kind: string; payload: string }>>;
   /** The sequences of both sessions' records. */
   sequences(): Promise<number[]>;
+  /** The admin counts of the session's loop: its unconsumed count and its oldest unconsumed notification's id. */
+  loopCounts(sessionId: string): Promise<Array<{ unconsumed: number; oldest: string | null }>>;
   close(): Promise<void>;
 }
 
 const LOOP = '0195a0a0-0000-7000-8000-000000000001';
 
-function draftOf(sessions: readonly string[], op: Op, ids: readonly string[]): JournalDraft {
+function draftOf(sessions: readonly string[], op: Exclude<Op, { kind: 'consume' }>, ids: readonly string[]): JournalDraft {
   const sessionId = sessions[op.session]!;
   if (op.kind === 'other') {
     // A write that is not a plain append (as a lifecycle record's is): it ends a run of appends.
@@ -79,11 +86,21 @@ function draftOf(sessions: readonly string[], op: Op, ids: readonly string[]): J
 
 async function run(store: Store, batches: Op[][], ids: readonly string[]): Promise<Answer[][]> {
   const answers: Answer[][] = [];
+  // Ids a loop holds, as its pending set would: journaled for it in an earlier batch (held ids
+  // skip the lookup; an id held but consumed since answers as consumed before).
+  const journaled = new Set<string>();
   for (const batch of batches) {
     // Queued in one turn: one batch (one transaction) of the writer.
     answers.push(
       await Promise.all(
         batch.map(async (op): Promise<Answer> => {
+          if (op.kind === 'consume') {
+            const sessionId = store.sessions[op.session]!;
+            const commandIds = op.ids.map((id) => ids[id]!);
+            const held = new Set(commandIds.filter((id) => journaled.has(`${op.session}:${id}`)));
+            const consumptions = await store.writer.consume(sessionId, LOOP, commandIds, (id) => held.has(id));
+            return consumptions.map((answer) => ('notFound' in answer ? 'not found' : answer.consumed ? 'consumed' : 'again'));
+          }
           const draft = draftOf(store.sessions, op, ids);
           try {
             if (op.kind === 'other') {
@@ -98,6 +115,7 @@ async function run(store: Store, batches: Op[][], ids: readonly string[]): Promi
         }),
       ),
     );
+    for (const op of batch) if (op.kind === 'append') journaled.add(`${op.session}:${ids[op.id]}`);
   }
   return answers;
 }
@@ -125,7 +143,15 @@ describeOnPostgres('batched appends on PostgreSQL answer as one-by-one appends d
     await writer.onModuleInit();
     return store(dataSource, writer, [randomUUID(), randomUUID()], async () => undefined);
   };
-  const store = (dataSource: DataSource, writer: JournalWriter, sessions: string[], release: () => Promise<void>): Store => {
+  const store = async (dataSource: DataSource, writer: JournalWriter, sessions: string[], release: () => Promise<void>): Promise<Store> => {
+    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    // The loop's row, whose counts every transaction's records change.
+    for (const sessionId of sessions) {
+      await dataSource.query(
+        `INSERT INTO pn_loops (session_id, loop_id, engine, state, created_at) VALUES (${p(0)}, ${p(1)}, 'native', 'running', ${p(2)})`,
+        [sessionId, LOOP, new Date().toISOString()],
+      );
+    }
     const commits: JournalCommit[] = [];
     writer.commits$.subscribe((commit) => commits.push(commit));
     return {
@@ -144,6 +170,14 @@ describeOnPostgres('batched appends on PostgreSQL answer as one-by-one appends d
             sessions,
           )) as Array<{ sequence: number | string }>
         ).map((row) => Number(row.sequence)),
+      loopCounts: async (sessionId) =>
+        (
+          (await dataSource.query(
+            `SELECT l.unconsumed, j.idempotency_id AS oldest FROM pn_loops l
+             LEFT JOIN pn_journal j ON j.sequence = l.oldest_unconsumed_sequence WHERE l.session_id = ${p(0)}`,
+            [sessionId],
+          )) as Array<{ unconsumed: number | string; oldest: string | null }>
+        ).map((row) => ({ unconsumed: Number(row.unconsumed), oldest: row.oldest })),
       close: async () => {
         await release();
         await writer.onModuleDestroy();
@@ -174,6 +208,8 @@ describeOnPostgres('batched appends on PostgreSQL answer as one-by-one appends d
         const rows = async (s: Store) =>
           (await s.journal(s.sessions[i]!)).map((row) => ({ ...row, payload: row.payload.split(s.sessions[i]!).join('<session>') }));
         expect(await rows(fast)).toEqual(await rows(oneByOne));
+        // The loop counts changed in one statement on PostgreSQL, in several on SQLite.
+        expect(await fast.loopCounts(fast.sessions[i]!)).toEqual(await oneByOne.loopCounts(oneByOne.sessions[i]!));
       }
       // A retry or a collision draws no sequence: the workload's records are numbered without a gap.
       const sequences = ((await fast.sequences()) as number[]).sort((a, b) => a - b);

@@ -19,7 +19,11 @@ describe('the loop streams of one session, read together', () => {
   // A stream of one loop through `reader`: what it was given, and how to end it.
   function streamOf(reader: SessionLoopReader, loopId: string, after: number) {
     const events: LoopEventView[] = [];
-    const subscriber = new Subscriber<LoopEventView>({ next: (event) => events.push(event) });
+    const subscriber = new Subscriber<LoopEventView>({
+      next: (event) => events.push(event),
+      error: () => undefined,
+      complete: () => undefined,
+    });
     const leave = reader.follow(loopId, after, subscriber);
     return { loopId, after, events, end: () => (subscriber.unsubscribe(), leave()) };
   }

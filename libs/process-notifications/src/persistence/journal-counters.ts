@@ -13,6 +13,9 @@ interface LoopChange {
   first?: JournalRecordEntity;
 }
 
+// The loop columns of the one-statement form, in its unnest's order.
+const LOOP_CHANGE_COLUMNS = ['session_id', 'loop_id', 'delta', 'consumed', 'first_sequence', 'first_at'] as const;
+
 /**
  * The counts the admin read API answers from (spec section 12.1), kept in the database as the
  * journal changes: per loop `unconsumed` (+1 for a notification appended, -1 for a consumed
@@ -28,6 +31,9 @@ export class JournalCounters {
   private readonly oldestSql: string;
   private readonly nextOldestSql: string;
   private readonly consumedSql: string;
+  private readonly loopsSql: string;
+  // Where every statement is a round trip (PostgreSQL), all loops change in one statement.
+  private readonly oneStatement: boolean;
 
   // Placeholders are numbered in the order they appear (SQLite's `?` are positional).
   constructor(dataSource: DataSource) {
@@ -47,6 +53,23 @@ export class JournalCounters {
       ORDER BY j.sequence LIMIT 1`;
     this.consumedSql = `UPDATE pn_loops SET unconsumed = unconsumed + ${p(0)},
       oldest_unconsumed_sequence = ${p(1)}, oldest_unconsumed_at = ${p(2)} WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
+    const dialect = storeDialectOf(dataSource);
+    this.oneStatement = !dialect.inProcess;
+    // The statements above for every loop at once (PostgreSQL only: unnest), each loop's row
+    // from its values: a loop with something consumed takes the next oldest from its current
+    // oldest on (read before this statement's update), any other keeps an oldest it has.
+    const types = ['varchar', 'varchar', 'int', 'boolean', 'bigint', 'varchar'];
+    this.loopsSql = `UPDATE pn_loops l SET unconsumed = l.unconsumed + v.delta,
+        oldest_unconsumed_sequence = CASE WHEN v.consumed THEN n.sequence ELSE COALESCE(l.oldest_unconsumed_sequence, v.first_sequence) END,
+        oldest_unconsumed_at = CASE WHEN v.consumed THEN n.created_at ELSE COALESCE(l.oldest_unconsumed_at, v.first_at) END
+      FROM unnest(${types.map((type, i) => `${p(i)}::${type}[]`).join(', ')}) AS v(${LOOP_CHANGE_COLUMNS.join(', ')})
+      LEFT JOIN LATERAL (SELECT j.sequence, j.created_at FROM pn_journal j ${dialect.probeJoin('pn_journal', 'c', consumed)}
+        WHERE v.consumed AND j.session_id = v.session_id AND j.loop_id = v.loop_id AND j.kind = 'process_notification'
+          AND j.sequence >= COALESCE((SELECT o.oldest_unconsumed_sequence FROM pn_loops o
+            WHERE o.session_id = v.session_id AND o.loop_id = v.loop_id), v.first_sequence)
+          AND c.sequence IS NULL
+        ORDER BY j.sequence LIMIT 1) n ON true
+      WHERE l.session_id = v.session_id AND l.loop_id = v.loop_id`;
   }
 
   /** Applies what `records` (just written, in sequence order, in this transaction) change. */
@@ -69,7 +92,19 @@ export class JournalCounters {
       }
     }
     for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
+    if (this.oneStatement && loops.size > 1) return this.applyToLoops(manager, [...loops.values()]);
     for (const change of loops.values()) await this.applyToLoop(manager, change);
+  }
+
+  // What applyToLoop does for each, in one statement (one round trip, not up to three per loop).
+  private async applyToLoops(manager: EntityManager, changes: readonly LoopChange[]): Promise<void> {
+    const columns: unknown[][] = LOOP_CHANGE_COLUMNS.map(() => []);
+    for (const { sessionId, loopId, appended, consumed, first } of changes) {
+      [sessionId, loopId, appended - consumed, consumed > 0, first?.sequence ?? null, first?.createdAt ?? null].forEach((value, i) =>
+        columns[i]!.push(value),
+      );
+    }
+    await manager.query(this.loopsSql, columns);
   }
 
   private async applyToLoop(manager: EntityManager, change: LoopChange): Promise<void> {

@@ -23,8 +23,11 @@ export interface Outcome<T> {
 export interface QueuedJob {
   run(manager: EntityManager): Promise<Outcome<unknown>>;
   readonly fence?: Fence;
-  /** Set when the job only appends this record: the writer may insert it with others of the batch. */
-  readonly append?: JournalDraft;
+  /**
+   * Set when the job's writes are these appends, in this order, each answered as a plain append
+   * of it would be: the writer may insert them with others of the batch, ahead of the job.
+   */
+  readonly appends?: readonly JournalDraft[];
   /** The span of whoever queued it, when tracing runs: the batch's span links to it. */
   readonly caller?: SpanContext;
 }
@@ -96,7 +99,7 @@ export class JournalWriteQueue {
     run: (manager: EntityManager) => Promise<Outcome<T>>,
     timeoutMs: number,
     fence?: () => Fence | undefined,
-    append?: JournalDraft,
+    appends?: readonly JournalDraft[],
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.queue.length >= MAX_QUEUED) {
@@ -113,7 +116,7 @@ export class JournalWriteQueue {
       const job: Job = {
         run,
         fence: jobFence,
-        append,
+        appends,
         caller: trace.getSpanContext(context.active()),
         resolve: resolve as (value: unknown) => void,
         reject,

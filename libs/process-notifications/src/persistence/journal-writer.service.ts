@@ -178,7 +178,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * {@link IdempotencyCollisionError}; any store failure throws `JournalUnavailableError`.
    */
   async append(draft: JournalDraft): Promise<JournalAppend> {
-    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId, draft);
+    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId, [draft]);
     if ('collision' in result) throw collisionOf(draft, result.collision);
     return result;
   }
@@ -314,6 +314,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     commandIds: readonly string[],
     held: (commandId: string) => boolean,
   ): Promise<JournalConsumption[]> {
+    const drafts = new Map(commandIds.map((commandId) => [commandId, consumedRecord(sessionId, loopId, commandId)]));
+    // Ids all pending in the loop now were journaled for it: their consumed records are plain
+    // appends, which PostgreSQL may insert with the batch's others (one statement, not one each).
+    const appends = [...drafts.keys()].every(held) ? [...drafts.values()] : undefined;
     return this.enqueue(
       async (manager) => {
         const written: JournalRecordEntity[] = [];
@@ -324,7 +328,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
           // A repeat of an id earlier in the call: that one consumed it, so this one did not.
           if (first) value.push('notFound' in first ? first : { ...first, consumed: false });
           else {
-            const answer = await this.consumeWithin(manager, sessionId, loopId, commandId, held(commandId), written);
+            const draft = drafts.get(commandId)!;
+            // Inserted ahead: no consumed record was journaled before, and the id was held when queued.
+            const known = this.insertedAhead.has(draft) || held(commandId);
+            const answer = await this.consumeWithin(manager, loopId, commandId, draft, known, written);
             answers.set(commandId, answer);
             value.push(answer);
           }
@@ -333,18 +340,19 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       },
       this.timeoutMs,
       sessionId,
+      appends,
     );
   }
 
   private async consumeWithin(
     manager: EntityManager,
-    sessionId: string,
     loopId: string,
     commandId: string,
+    draft: JournalDraft,
     held: boolean,
     written: JournalRecordEntity[],
   ): Promise<JournalConsumption> {
-    const draft = consumedRecord(sessionId, loopId, commandId);
+    const { sessionId } = draft;
     if (!held) {
       const prior = await this.rows.find(manager, sessionId, draft.idempotencyId);
       if (prior) return prior.loopId === loopId ? { commandId, consumed: false, sequence: prior.sequence } : { commandId, notFound: true };
@@ -451,7 +459,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     run: (manager: EntityManager) => Promise<Outcome<T>>,
     timeoutMs: number,
     sessionId?: string,
-    append?: JournalDraft,
+    appends?: readonly JournalDraft[],
   ): Promise<T> {
     // Checked when the job runs, not when it is queued: no write of a session commits in a
     // transaction after the one that closed it.
@@ -463,7 +471,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
             if (closedAt === undefined) return run(manager);
             return Promise.resolve({ value: undefined as T, written: [], refused: new SessionClosedError(sessionId, closedAt) });
           };
-    return this.queue.enqueue(guarded, timeoutMs, () => this.fencing.fenceFor(sessionId), append);
+    return this.queue.enqueue(guarded, timeoutMs, () => this.fencing.fenceFor(sessionId), appends);
   }
 
   // One batch in one transaction (one span, linked to every caller's): each job inside its fence,
@@ -486,7 +494,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
           outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
           continue;
         }
-        if (this.rows.insertFirst && job.append && !triedAhead.has(job.append))
+        if (this.rows.insertFirst && job.appends && !triedAhead.has(job.appends[0]!))
           await this.insertAhead(manager, batch, i, holds, triedAhead);
         outcomes.push(await job.run(manager));
         this.queue.heard();
@@ -558,12 +566,14 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   ): Promise<void> {
     const drafts = new Map<string, JournalDraft>();
     for (const job of batch.slice(from)) {
-      if (!job.append) break;
-      tried.add(job.append);
+      if (!job.appends) break;
+      job.appends.forEach((draft) => tried.add(draft));
       if (job.fence && !(await holds(job.fence))) continue;
-      if (this.closedSessions.has(job.append.sessionId)) continue;
-      const key = `${job.append.sessionId}\n${job.append.idempotencyId}`;
-      if (!drafts.has(key)) drafts.set(key, job.append);
+      for (const draft of job.appends) {
+        if (this.closedSessions.has(draft.sessionId)) continue;
+        const key = `${draft.sessionId}\n${draft.idempotencyId}`;
+        if (!drafts.has(key)) drafts.set(key, draft);
+      }
     }
     if (drafts.size < 2) return;
     const rows = new Map([...drafts.values()].map((draft) => [this.rowOf(draft), draft] as const));
