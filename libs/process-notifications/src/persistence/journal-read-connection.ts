@@ -3,6 +3,8 @@ import { DataSource as TypeOrmDataSource } from 'typeorm';
 import { storeDialectOf } from './store-dialects.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import type { JournalDurability } from './journal-durability.js';
+import type { SqliteConnection } from './store-connection.js';
 
 // The longest one event loop turn spends on reads back to back (see inTurn).
 const READ_TURN_MS = 5;
@@ -10,7 +12,7 @@ const READ_TURN_MS = 5;
 /**
  * Where reads run, never behind a write batch: on a SQLite file a second, read-only connection
  * (WAL lets it read the last commit while a batch runs), one read at a time with the event loop
- * let through between two; on PostgreSQL a pooled connection, with
+ * let through between two, never reading a commit before its sync returned; on PostgreSQL a pooled connection, with
  * the writer's deadline. In-memory SQLite has one connection: its reads must queue with the
  * writes, so they never observe another caller's uncommitted transaction.
  */
@@ -20,12 +22,18 @@ export class JournalReadConnection {
   private readSource?: DataSource;
 
   // Reads waiting for their turn, run one at a time; whether a turn is scheduled or running.
-  private readonly waiting: Array<() => Promise<void>> = [];
+  private readonly waiting: Array<{ run: () => Promise<void>; fail: (error: unknown) => void }> = [];
   private draining = false;
 
+  /**
+   * @param durability a SQLite file's: each turn of reads runs in one read transaction whose
+   * snapshot is taken when every commit is synced, so no read answers a record a power cut
+   * could still take back (see {@link JournalDurability})
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly timeoutMs: number,
+    private readonly durability?: JournalDurability,
   ) {
     this.sqlite = storeDialectOf(dataSource).inProcess;
   }
@@ -47,7 +55,7 @@ export class JournalReadConnection {
   // with 10 ms), while a read of a few rows takes microseconds.
   private inTurn<T>(read: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push(() => read().then(resolve, reject));
+      this.waiting.push({ run: () => read().then(resolve, reject), fail: reject });
       if (!this.draining) {
         this.draining = true;
         setImmediate(() => void this.drain());
@@ -55,16 +63,43 @@ export class JournalReadConnection {
     });
   }
 
+  // On a SQLite file whose commits the writer syncs (JournalDurability), a turn's reads run in one
+  // read transaction, its snapshot taken when every commit is synced.
   private async drain(): Promise<void> {
-    const started = performance.now();
-    while (this.waiting.length > 0) {
-      await this.waiting.shift()!();
-      if (this.waiting.length > 0 && performance.now() - started >= READ_TURN_MS) {
-        setImmediate(() => void this.drain());
+    const snapshot = this.durability && this.readSource ? storeDialectOf(this.readSource).directConnection(this.readSource) : undefined;
+    if (snapshot) {
+      try {
+        await this.durability!.whenDurable(() => {
+          this.endSnapshot(snapshot);
+          snapshot.exec('BEGIN');
+          // The first read of a transaction takes its snapshot: the commits synced so far.
+          snapshot.prepare('SELECT count(*) FROM sqlite_master').all();
+        });
+      } catch (error) {
+        const failed = new JournalUnavailableError(error);
+        for (const read of this.waiting.splice(0)) read.fail(failed);
+        this.endSnapshot(snapshot);
+        this.draining = false;
         return;
       }
     }
-    this.draining = false;
+    const started = performance.now();
+    try {
+      while (this.waiting.length > 0) {
+        await this.waiting.shift()!.run();
+        if (this.waiting.length > 0 && performance.now() - started >= READ_TURN_MS) {
+          setImmediate(() => void this.drain());
+          return;
+        }
+      }
+      this.draining = false;
+    } finally {
+      if (snapshot) this.endSnapshot(snapshot);
+    }
+  }
+
+  private endSnapshot(connection: SqliteConnection): void {
+    if (connection.open && connection.inTransaction) connection.exec('COMMIT');
   }
 
   async close(): Promise<void> {

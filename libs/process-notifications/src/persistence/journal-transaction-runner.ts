@@ -3,6 +3,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isServerError, isStoreFailure } from './store-failure.js';
 import type { StoreDialect } from './store-dialect.js';
 import { storeDialectOf } from './store-dialects.js';
+import type { JournalDurability } from './journal-durability.js';
 
 /** What one transaction answered: the body's value once committed, or why nothing counts. */
 export type TransactionResult<T> = { value: T; seconds: number } | { error: unknown; retryAlone: boolean };
@@ -18,9 +19,14 @@ export type TransactionResult<T> = { value: T; seconds: number } | { error: unkn
 export class JournalTransactionRunner {
   private readonly dialect: StoreDialect;
 
+  /**
+   * @param durability a SQLite file's: every COMMIT is followed by its sync (see
+   * {@link JournalDurability}) before the transaction counts, and a failed sync fails it
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: LoggerService,
+    private readonly durability?: JournalDurability,
   ) {
     this.dialect = storeDialectOf(dataSource);
   }
@@ -45,12 +51,20 @@ export class JournalTransactionRunner {
       return { error, retryAlone: !isStoreFailure(error) };
     }
     try {
+      this.durability?.committing();
       await runner.query('COMMIT');
       // SQLite may report success while the connection is still inside a transaction only if
       // something is badly wrong; trust nothing that is not verifiably committed.
       if (this.inSqliteTransaction(runner)) throw new Error('COMMIT returned but the connection is still in a transaction');
     } catch (error) {
       await this.abort(runner, error);
+      // Whatever the failed COMMIT left is synced too, so reads are not held behind it.
+      await this.durability?.sync().catch(() => undefined);
+      return { error, retryAlone: false };
+    }
+    try {
+      await this.durability?.sync();
+    } catch (error) {
       return { error, retryAlone: false };
     }
     this.releasePooled(runner);
@@ -59,6 +73,7 @@ export class JournalTransactionRunner {
 
   private async begin(): Promise<QueryRunner> {
     if (!this.dataSource.isInitialized) throw new Error('the database connection is closed');
+    this.durability?.check();
     // SQLite: the one shared connection. PostgreSQL: a pooled connection for this transaction.
     const runner = this.dataSource.createQueryRunner('master');
     try {

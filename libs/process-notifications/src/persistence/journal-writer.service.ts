@@ -20,6 +20,8 @@ import { SessionLeases } from './session-leases.service.js';
 import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
 import { JournalTransactionRunner } from './journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';
+import { JournalDurability } from './journal-durability.js';
+import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
 import { JournalFencing, type Fence } from './journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
@@ -116,6 +118,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly queue: JournalWriteQueue;
   private readonly transactions: JournalTransactionRunner;
   private readonly reads: JournalReadConnection;
+  // A SQLite file's commits, synced by the writer off the event loop's thread.
+  private readonly durability?: JournalDurability;
+  private readonly checkpointer?: WalCheckpointer;
   private readonly probe: JournalHealthProbe;
   private readonly fencing: JournalFencing;
   private readonly hint: JournalCommitHint;
@@ -133,7 +138,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   readonly commits$ = this.commits.asObservable();
 
   constructor(
-    @InjectDataSource(PN_CONNECTION) dataSource: DataSource,
+    @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     leases: SessionLeases,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
@@ -146,8 +151,14 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const dialect = storeDialectOf(dataSource);
     this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
     this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
-    this.transactions = new JournalTransactionRunner(dataSource, this.logger);
-    this.reads = new JournalReadConnection(dataSource, this.timeoutMs);
+    const walPath = dialect.walPath(dataSource.options);
+    if (walPath !== undefined) {
+      this.durability = new JournalDurability(walPath);
+      const checkpointer = (this.checkpointer = new WalCheckpointer(String(dataSource.options.database), this.logger));
+      this.durability.onSynced(() => checkpointer.committed());
+    }
+    this.transactions = new JournalTransactionRunner(dataSource, this.logger, this.durability);
+    this.reads = new JournalReadConnection(dataSource, this.timeoutMs, this.durability);
     this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.appendWithin(manager, draft));
     this.fencing = new JournalFencing(leases);
     this.hint = new JournalCommitHint(leases.enabled);
@@ -164,12 +175,23 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  onModuleInit(): Promise<void> {
+  async onModuleInit(): Promise<void> {
+    if (this.durability) {
+      // The writer syncs the WAL itself after each COMMIT (JournalDurability): SQLite need not
+      // sync inside COMMIT, on this thread. What was written before (the migrations) is synced now.
+      // Checkpoints run in a thread of their own (WalCheckpointer); the writer's is only a bound.
+      storeDialectOf(this.dataSource)
+        .directConnection(this.dataSource)
+        ?.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+      await this.durability.sync();
+      this.checkpointer?.start();
+    }
     return this.reads.open();
   }
 
-  onModuleDestroy(): Promise<void> {
-    return this.reads.close();
+  async onModuleDestroy(): Promise<void> {
+    await this.checkpointer?.stop();
+    await this.reads.close();
   }
 
   /**

@@ -33,6 +33,11 @@ export class PostgresStoreDialect implements StoreDialect {
     return undefined;
   }
 
+  // COMMIT returns once the server made it durable (synchronous_commit = on).
+  walPath(): string | undefined {
+    return undefined;
+  }
+
   // A sequence's numbers are never given back on PostgreSQL: a gap stays (records are read in order, never counted).
   async takeBackAppend(manager: EntityManager, sequence: number): Promise<void> {
     await manager.query('DELETE FROM pn_journal WHERE sequence = $1', [sequence]);

@@ -38,6 +38,11 @@ export class SqliteStoreDialect implements StoreDialect {
     return (dataSource.driver as { databaseConnection?: SqliteConnection }).databaseConnection;
   }
 
+  walPath(options: DataSourceOptions): string | undefined {
+    const { database } = options as { database?: unknown };
+    return typeof database === 'string' && database !== ':memory:' ? `${database}-wal` : undefined;
+  }
+
   // WAL lets a second, read-only connection read the last commit while a batch runs.
   readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined {
     const { database } = options as { database?: unknown };

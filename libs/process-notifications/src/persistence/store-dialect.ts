@@ -51,6 +51,12 @@ export interface StoreDialect {
    */
   readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined;
   /**
+   * The write-ahead log whose sync makes a commit durable, when the writer syncs it itself off
+   * the event loop's thread (a SQLite file, see `JournalDurability`); undefined where COMMIT
+   * is durable by itself (PostgreSQL) or nothing is (memory).
+   */
+  walPath(options: DataSourceOptions): string | undefined;
+  /**
    * Takes back, in the transaction that appended it, the journal record at `sequence` (the
    * health probe's), leaving no gap in the sequence where the database allows it.
    */
