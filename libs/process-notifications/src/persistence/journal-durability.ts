@@ -1,26 +1,8 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Makes a file's written data durable: `fdatasync(2)` of `path`, and of its directory when `directory`. */
 export type DataSync = (path: string, directory: boolean) => Promise<void>;
-
-async function fdatasync(path: string, directory: boolean): Promise<void> {
-  for (const target of directory ? [path, dirname(path)] : [path]) {
-    let file;
-    try {
-      file = await open(target, 'r');
-    } catch (error) {
-      // No WAL file: SQLite checkpointed it into the database (synced) and removed it at close.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && target === path) return;
-      throw error;
-    }
-    try {
-      await (target === path ? file.datasync() : file.sync());
-    } finally {
-      await file.close();
-    }
-  }
-}
 
 /**
  * The durability of a SQLite file's commits, made off the event loop's thread (issue 37).
@@ -51,11 +33,45 @@ export class JournalDurability {
   private directorySynced = false;
   private readonly waiting: Array<{ begin: () => void; resolve: () => void; reject: (error: Error) => void }> = [];
   private readonly synced$: Array<() => void> = [];
+  // The WAL, open from the first sync on: it lives as long as the writer's connection.
+  private wal?: FileHandle;
+  private readonly datasync: DataSync;
 
+  /** @param datasync how the WAL is synced (tests inject faults here); by default its fdatasync(2) */
   constructor(
     private readonly walPath: string,
-    private readonly datasync: DataSync = fdatasync,
-  ) {}
+    datasync?: DataSync,
+  ) {
+    this.datasync = datasync ?? ((path, directory) => this.fdatasync(path, directory));
+  }
+
+  /** Closes the WAL's handle (the writer's connection is closing). */
+  async close(): Promise<void> {
+    const wal = this.wal;
+    this.wal = undefined;
+    await wal?.close();
+  }
+
+  private async fdatasync(path: string, directory: boolean): Promise<void> {
+    if (!this.wal) {
+      try {
+        this.wal = await open(path, 'r');
+      } catch (error) {
+        // No WAL file: SQLite checkpointed it into the database (synced) and removed it at close.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+    }
+    await this.wal.datasync();
+    if (!directory) return;
+    // Once: the WAL's entry in its directory, created when the database was first opened.
+    const parent = await open(dirname(path), 'r');
+    try {
+      await parent.sync();
+    } finally {
+      await parent.close();
+    }
+  }
 
   /** Throws when an earlier sync failed: the store is unusable until a restart. */
   check(): void {

@@ -192,6 +192,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.checkpointer?.stop();
     await this.reads.close();
+    await this.durability?.close();
   }
 
   /**
