@@ -14,9 +14,11 @@ import { startServerProcess, type ServerProcess } from './server-process.js';
 // Each server first runs the scenario once unmeasured (BENCH_LOOP_WARMUP completions, on a
 // session of its own), as a server that has been up a while has: a cold start measures V8
 // compiling the server's code (a third to a half of the first thousands' CPU), not the server.
+// 8,000: on a SQLite file, rounds of 4,000 in a row on one server sent 1,800, 2,730, 3,440,
+// 3,390, 3,320 and 3,670/s; steady from the 8,000th completion on (docs/benchmarks.md).
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NOTIFICATIONS = Number(process.env.BENCH_LOOP_ITEMS ?? 4_000);
-const WARMUP = Number(process.env.BENCH_LOOP_WARMUP ?? 4_000);
+const WARMUP = Number(process.env.BENCH_LOOP_WARMUP ?? 8_000);
 const SENDERS = 64;
 const LOOPS = 16;
 
