@@ -126,6 +126,32 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
     if (store.leases.enabled) store.leases.hold(sessionId, (await store.leases.acquire(sessionId))!);
     return sessionId;
   };
+  // An outcome record (no exit code) of a command of the loop.
+  const outcomeRecord = (sessionId: string, loopId: string, commandId: string, kind: 'completed' | 'lost'): ProcessLifecycleRecord => ({
+    event_id: randomUUID(),
+    kind,
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: 'p',
+    origin_execution_id: 'x',
+    state: 'exited',
+    process_created_at: '2026-01-01T00:00:00.000Z',
+    has_exit_code: false,
+    command_id: commandId,
+  });
+  // A lifecycle record journaled and linked as its notification's outcome (if it is one): its sequence.
+  const journalLifecycle = (sessionId: string, loopId: string, lifecycle: ProcessLifecycleRecord): Promise<number> =>
+    store.writer.write(async (tx, journal) => {
+      const { record } = await journal.append({
+        sessionId,
+        loopId,
+        kind: lifecycle.kind,
+        idempotencyId: lifecycle.event_id,
+        payload: { ...lifecycle },
+      });
+      await store.outcomes.link(tx, sessionId, record.sequence, lifecycle);
+      return record.sequence;
+    }, sessionId);
   const openLoop = async (sessionId: string, createdAt = new Date().toISOString()): Promise<string> => {
     const loopId = randomUUID();
     await store.writer.write((tx) => loopRows.insert(tx, sessionId, loopId, 'native', createdAt), sessionId);
@@ -288,34 +314,16 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       const sessionId = await openSession();
       const loopId = await openLoop(sessionId);
       const commandId = randomUUID();
-      const record = (eventId: string, exitCode: number): ProcessLifecycleRecord => ({
-        event_id: eventId,
-        kind: 'completed',
-        session_id: sessionId,
-        loop_id: loopId,
-        process_handle: 'p',
-        origin_execution_id: 'x',
-        state: 'exited',
-        process_created_at: '2026-01-01T00:00:00.000Z',
-        has_exit_code: true,
-        exit_code: exitCode,
-        command_id: commandId,
-      });
-      const link = (lifecycle: ProcessLifecycleRecord) =>
-        store.writer.write(async (tx, journal) => {
-          const { record: entry } = await journal.append({
-            sessionId,
-            loopId,
-            kind: lifecycle.kind,
-            idempotencyId: lifecycle.event_id,
-            payload: { ...lifecycle },
-          });
-          await store.outcomes.link(tx, sessionId, entry.sequence, lifecycle);
-          return entry.sequence;
-        }, sessionId);
+      const link = (eventId: string, exitCode: number) =>
+        journalLifecycle(sessionId, loopId, {
+          ...outcomeRecord(sessionId, loopId, commandId, 'completed'),
+          event_id: eventId,
+          has_exit_code: true,
+          exit_code: exitCode,
+        });
       const firstEvent = randomUUID();
-      const sequence = await link(record(firstEvent, 3));
-      await link(record(randomUUID(), 4));
+      const sequence = await link(firstEvent, 3);
+      await link(randomUUID(), 4);
       const outcomes = await store.outcomes.of(sessionId, [commandId, randomUUID()]);
       expect([...outcomes.keys()]).toEqual([commandId]);
       expect(outcomes.get(commandId)).toMatchObject({ eventId: firstEvent, kind: 'completed', sequence, hasExitCode: true, exitCode: 3 });
@@ -380,28 +388,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       };
       const notified: Array<{ loopId: string; commandId: string }> = [];
       const outcome = (loopId: string, commandId: string): Promise<unknown> =>
-        store.writer.write(async (tx, journal) => {
-          const lifecycle: ProcessLifecycleRecord = {
-            event_id: randomUUID(),
-            kind: random(2) === 0 ? 'completed' : 'lost',
-            session_id: sessionId,
-            loop_id: loopId,
-            process_handle: 'p',
-            origin_execution_id: 'x',
-            state: 'exited',
-            process_created_at: '2026-01-01T00:00:00.000Z',
-            has_exit_code: false,
-            command_id: commandId,
-          };
-          const { record } = await journal.append({
-            sessionId,
-            loopId,
-            kind: lifecycle.kind,
-            idempotencyId: lifecycle.event_id,
-            payload: { ...lifecycle },
-          });
-          await store.outcomes.link(tx, sessionId, record.sequence, lifecycle);
-        }, sessionId);
+        journalLifecycle(sessionId, loopId, outcomeRecord(sessionId, loopId, commandId, random(2) === 0 ? 'completed' : 'lost'));
       for (let step = 0; step < 90; step++) {
         const loopId = loops[random(loops.length)]!;
         const action = random(10);
