@@ -25,7 +25,7 @@ db.pragma('synchronous = FULL');
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
-    parentPort.close();
+    parentPort.postMessage({ closed: true });
     return;
   }
   try {
@@ -68,9 +68,9 @@ export class WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: this.databasePath } });
     worker.unref();
-    worker.on('message', (message: { result?: WalCheckpointResult; error?: string }) => {
+    worker.on('message', (message: { result?: WalCheckpointResult; error?: string; closed?: true }) => {
       if (message.error !== undefined) this.logger.warn(`WAL checkpoint failed: ${message.error}`);
-      else for (const listener of this.listeners) listener(message.result!);
+      else if (message.result) for (const listener of this.listeners) listener(message.result);
     });
     worker.on('error', (error) => {
       // The writer's own bound checkpoints from now on.
@@ -95,15 +95,27 @@ export class WalCheckpointer {
     this.listeners.push(listener);
   }
 
-  /** Stops the thread once its checkpoint in progress, if any, is done. */
+  /**
+   * Stops the thread once its checkpoint in progress, if any, is done and its connection closed
+   * (or after 5 s). It is terminated rather than left to end by itself: whatever else runs in it
+   * (a host's `--import` preloads) may keep it alive.
+   */
   async stop(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage('close');
-    await exited;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        worker.on('message', (message: { closed?: true }) => message.closed && resolve());
+        worker.once('exit', () => resolve());
+        worker.postMessage('close');
+      }),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000))),
+    ]);
+    clearTimeout(timer);
+    await worker.terminate();
   }
 }
