@@ -22,6 +22,7 @@ import { OwnerUnavailableError } from '../../libs/process-notifications/src/erro
 import type { ProcessLifecycleRecord } from '../../libs/process-notifications/src/model/process-lifecycle-record.interface.js';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { notificationDraft } from '../support/notification-fixture.js';
+import type { OutcomeKind } from 'process-notifications-contract';
 
 /**
  * One set of assertions for every port of `persistence/`, run against each database the library
@@ -127,7 +128,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
     return sessionId;
   };
   // An outcome record (no exit code) of a command of the loop.
-  const outcomeRecord = (sessionId: string, loopId: string, commandId: string, kind: 'completed' | 'lost'): ProcessLifecycleRecord => ({
+  const outcomeRecord = (sessionId: string, loopId: string, commandId: string, kind: OutcomeKind): ProcessLifecycleRecord => ({
     event_id: randomUUID(),
     kind,
     session_id: sessionId,

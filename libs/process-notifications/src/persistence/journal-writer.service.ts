@@ -151,10 +151,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const dialect = storeDialectOf(dataSource);
     this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
     this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
-    const walPath = dialect.walPath(dataSource.options);
-    if (walPath !== undefined) {
-      this.durability = new JournalDurability(walPath);
-      const checkpointer = (this.checkpointer = new WalCheckpointer(String(dataSource.options.database), this.logger));
+    const wal = dialect.walOf(dataSource.options);
+    if (wal) {
+      this.durability = new JournalDurability(wal.wal);
+      const checkpointer = (this.checkpointer = new WalCheckpointer(wal, this.logger));
       this.durability.onSynced(() => checkpointer.committed());
     }
     this.transactions = new JournalTransactionRunner(dataSource, this.logger, this.durability);

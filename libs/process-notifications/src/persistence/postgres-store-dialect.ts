@@ -1,6 +1,6 @@
 import type { DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
-import type { StoreDialect } from './store-dialect.js';
+import type { StoreDialect, StoreWal } from './store-dialect.js';
 
 /** PostgreSQL through node-postgres: several nodes, a pool, statements on the server. */
 export class PostgresStoreDialect implements StoreDialect {
@@ -34,7 +34,7 @@ export class PostgresStoreDialect implements StoreDialect {
   }
 
   // COMMIT returns once the server made it durable (synchronous_commit = on).
-  walPath(): string | undefined {
+  walOf(): StoreWal | undefined {
     return undefined;
   }
 

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
-import type { StoreDialect } from './store-dialect.js';
+import type { StoreDialect, StoreWal } from './store-dialect.js';
 
 /** SQLite through better-sqlite3: one process, one connection, statements in this thread. */
 export class SqliteStoreDialect implements StoreDialect {
@@ -38,9 +39,10 @@ export class SqliteStoreDialect implements StoreDialect {
     return (dataSource.driver as { databaseConnection?: SqliteConnection }).databaseConnection;
   }
 
-  walPath(options: DataSourceOptions): string | undefined {
+  walOf(options: DataSourceOptions): StoreWal | undefined {
     const { database } = options as { database?: unknown };
-    return typeof database === 'string' && database !== ':memory:' ? `${database}-wal` : undefined;
+    if (typeof database !== 'string' || database === ':memory:') return undefined;
+    return { database, wal: `${database}-wal`, driver: createRequire(import.meta.url).resolve('better-sqlite3') };
   }
 
   // WAL lets a second, read-only connection read the last commit while a batch runs.

@@ -1,6 +1,14 @@
 import type { DataSource, DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
 
+/** A SQLite file's write-ahead log: the database, its WAL, and the driver module that opens it. */
+export interface StoreWal {
+  readonly database: string;
+  readonly wal: string;
+  /** Resolved path of the driver's module, loaded by the checkpoint thread. */
+  readonly driver: string;
+}
+
 /**
  * What differs between the databases the library runs on, in one port: every SQLite/PostgreSQL
  * difference of `persistence/` outside the migrations is a member here, and the rest of
@@ -51,11 +59,11 @@ export interface StoreDialect {
    */
   readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined;
   /**
-   * The write-ahead log whose sync makes a commit durable, when the writer syncs it itself off
-   * the event loop's thread (a SQLite file, see `JournalDurability`); undefined where COMMIT
-   * is durable by itself (PostgreSQL) or nothing is (memory).
+   * The write-ahead log the writer syncs itself off the event loop's thread, and a thread of
+   * its own checkpoints (a SQLite file, see `JournalDurability` and `WalCheckpointer`);
+   * undefined where COMMIT is durable by itself (PostgreSQL) or nothing is (memory).
    */
-  walPath(options: DataSourceOptions): string | undefined;
+  walOf(options: DataSourceOptions): StoreWal | undefined;
   /**
    * Takes back, in the transaction that appended it, the journal record at `sequence` (the
    * health probe's), leaving no gap in the sequence where the database allows it.

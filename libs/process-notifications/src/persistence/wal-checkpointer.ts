@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { StoreWal } from './store-dialect.js';
 
 // How often, at most, the WAL is checkpointed while commits come: a checkpoint copies the pages
 // the commits since the last one changed, each once however often it was written meanwhile.
@@ -59,14 +59,14 @@ export class WalCheckpointer {
   private readonly listeners: Array<(result: WalCheckpointResult) => void> = [];
 
   constructor(
-    private readonly databasePath: string,
+    private readonly wal: StoreWal,
     private readonly logger: LoggerService,
   ) {}
 
   /** Starts the thread (the file exists and is in WAL mode by now). */
   start(): void {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: this.databasePath } });
+    const { driver, database } = this.wal;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: database } });
     worker.unref();
     worker.on('message', (message: { result?: WalCheckpointResult; error?: string; closed?: true }) => {
       if (message.error !== undefined) this.logger.warn(`WAL checkpoint failed: ${message.error}`);
