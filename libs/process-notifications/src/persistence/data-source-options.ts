@@ -73,7 +73,9 @@ export function dataSourceOptionsFromUrl(url: string = DEFAULT_DATABASE_URL): Da
       ...common,
       prepareDatabase: (db: { pragma(source: string): unknown }) => {
         if (!memory) db.pragma('journal_mode = WAL');
-        // FULL: a committed append survives power loss, not only a process crash.
+        // FULL: a committed append survives power loss, not only a process crash. The journal
+        // writer's own connection switches to NORMAL and syncs the WAL itself after each COMMIT,
+        // off the event loop's thread (JournalDurability): the same guarantee for what it answers.
         db.pragma('synchronous = FULL');
         // A file locked by another process fails a write within seconds (the wait blocks the thread).
         db.pragma('busy_timeout = 2000');

@@ -32,7 +32,7 @@ export class JournalDurability {
   private failure?: Error;
   private directorySynced = false;
   private readonly waiting: Array<{ begin: () => void; resolve: () => void; reject: (error: Error) => void }> = [];
-  private readonly synced$: Array<() => void> = [];
+  private readonly syncListeners: Array<() => void> = [];
   // The WAL, open from the first sync on: it lives as long as the writer's connection.
   private wal?: FileHandle;
   private readonly datasync: DataSync;
@@ -98,7 +98,7 @@ export class JournalDurability {
     }
     this.directorySynced = true;
     if (target > this.synced) this.synced = target;
-    for (const listener of this.synced$) listener();
+    for (const listener of this.syncListeners) listener();
     if (this.synced < this.committed) return;
     // Synchronously, before the writer's continuation (a later microtask) can send a COMMIT.
     for (const waiter of this.waiting.splice(0)) {
@@ -113,7 +113,7 @@ export class JournalDurability {
 
   /** Calls `listener` after each sync that succeeded (the WAL grew: time to checkpoint). */
   onSynced(listener: () => void): void {
-    this.synced$.push(listener);
+    this.syncListeners.push(listener);
   }
 
   /**

@@ -12,8 +12,8 @@ const READ_TURN_MS = 5;
 /**
  * Where reads run, never behind a write batch: on a SQLite file a second, read-only connection
  * (WAL lets it read the last commit while a batch runs), one read at a time with the event loop
- * let through between two, never reading a commit before its sync returned; on PostgreSQL a pooled connection, with
- * the writer's deadline. In-memory SQLite has one connection: its reads must queue with the
+ * let through between two, never reading a commit before its sync returned; on PostgreSQL a
+ * pooled connection, with the writer's deadline. In-memory SQLite has one connection: its reads must queue with the
  * writes, so they never observe another caller's uncommitted transaction.
  */
 export class JournalReadConnection {
@@ -66,10 +66,11 @@ export class JournalReadConnection {
   // On a SQLite file whose commits the writer syncs (JournalDurability), a turn's reads run in one
   // read transaction, its snapshot taken when every commit is synced.
   private async drain(): Promise<void> {
-    const snapshot = this.durability && this.readSource ? storeDialectOf(this.readSource).directConnection(this.readSource) : undefined;
-    if (snapshot) {
+    const { durability, readSource } = this;
+    const snapshot = durability && readSource ? storeDialectOf(readSource).directConnection(readSource) : undefined;
+    if (durability && snapshot) {
       try {
-        await this.durability!.whenDurable(() => {
+        await durability.whenDurable(() => {
           this.endSnapshot(snapshot);
           snapshot.exec('BEGIN');
           // The first read of a transaction takes its snapshot: the commits synced so far.

@@ -40,15 +40,15 @@ export class SqliteStoreDialect implements StoreDialect {
   }
 
   walOf(options: DataSourceOptions): StoreWal | undefined {
-    const { database } = options as { database?: unknown };
-    if (typeof database !== 'string' || database === ':memory:') return undefined;
+    const database = fileOf(options);
+    if (database === undefined) return undefined;
     return { database, wal: `${database}-wal`, driver: createRequire(import.meta.url).resolve('better-sqlite3') };
   }
 
   // WAL lets a second, read-only connection read the last commit while a batch runs.
   readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined {
-    const { database } = options as { database?: unknown };
-    if (typeof database !== 'string' || database === ':memory:') return undefined;
+    const database = fileOf(options);
+    if (database === undefined) return undefined;
     return {
       type: 'better-sqlite3',
       database,
@@ -73,4 +73,10 @@ export class SqliteStoreDialect implements StoreDialect {
   release(): void {}
 
   discard(): void {}
+}
+
+// The database file of SQLite options; undefined in memory.
+function fileOf(options: DataSourceOptions): string | undefined {
+  const { database } = options as { database?: unknown };
+  return typeof database === 'string' && database !== ':memory:' ? database : undefined;
 }
