@@ -17,9 +17,15 @@ export interface CommandLimits {
   readonly outputLimit?: number;
 }
 
+/** How the command starts. */
+export interface CommandSetting {
+  /** Its whole environment (not added to the supervisor's: see `CommandEnvironmentFilter`). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
 /**
- * Runs one command with the supervisor's own stdin, stdout and stderr, and reports how it
- * ended. The streams are inherited untouched; only with an output limit are stdout and stderr
+ * Runs one command with the supervisor's own stdin, stdout and stderr, in the environment it is
+ * given, and reports how it ended. The streams are inherited untouched; only with an output limit are stdout and stderr
  * piped, and then forwarded byte for byte while being counted. Whoever stops the command
  * (timeout, output limit, the supervisor's own shutdown) sends SIGTERM once, then SIGKILL
  * after {@link KILL_GRACE_MS}.
@@ -42,6 +48,7 @@ export class CommandRunner {
   constructor(
     private readonly command: string,
     private readonly args: readonly string[],
+    private readonly setting: CommandSetting,
     private readonly limits: CommandLimits = {},
   ) {
     this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
@@ -60,7 +67,11 @@ export class CommandRunner {
   /** Starts the command; `onStarted` runs synchronously once it runs. */
   start(onStarted: () => void): void {
     const counting = this.limits.outputLimit !== undefined;
-    const child = spawn(this.command, [...this.args], { stdio: counting ? ['inherit', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(this.command, [...this.args], {
+      stdio: counting ? ['inherit', 'pipe', 'pipe'] : 'inherit',
+      // Exactly this environment: never the supervisor's token or settings unless passed.
+      env: { ...this.setting.env },
+    });
     this.child = child;
     // The command never outlives its supervisor: whatever ends the supervisor's event loop, and
     // a SIGKILL through the watchdog.

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CommandEnvironmentFilter } from './command-environment.filter.js';
 import { ProcessIdentity, type ProcessIdentityValue } from './process-identity.js';
 
 /** How often the watchdog looks at the supervisor. */
@@ -23,6 +24,8 @@ export class CommandWatchdog {
     const child = spawn(process.execPath, [main, String(supervisor.pid), supervisor.token, String(command.pid), command.token], {
       detached: true,
       stdio: 'ignore',
+      // It needs none of the supervisor's PN_* variables (its token among them).
+      env: CommandEnvironmentFilter.filter(process.env),
     });
     child.on('error', () => undefined);
     child.unref();

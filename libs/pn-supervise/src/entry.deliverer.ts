@@ -1,9 +1,10 @@
-import { ProblemError, type ProcessNotificationsClient, type RetryNotice } from 'process-notifications-client';
+import { NetworkError, ProblemError, type ProcessNotificationsClient, type RetryNotice } from 'process-notifications-client';
 import { DeliveryRejectedError } from './delivery-rejected.error.js';
 import { EntryRecordsBuilder, type EntryRecord } from './entry-records.builder.js';
 import type { StateDirectoryStore } from './state-directory.store.js';
 import type { StateEntry } from './state-entry.interface.js';
 import type { StderrReporter } from './stderr.reporter.js';
+import { UnusableAnswerError } from './unusable-answer.error.js';
 
 /** How delivering an entry ended. */
 export type DeliveryResult = 'delivered' | 'loop_stopped' | 'in_progress';
@@ -35,7 +36,8 @@ export class EntryDeliverer {
   /**
    * Sends what the entry holds and has not been answered yet, after everything queued before.
    * Resolves `in_progress` while the command has not ended, else how delivery ended; rejects
-   * with {@link DeliveryRejectedError} on a final refusal, or when the supervisor is aborted.
+   * with {@link DeliveryRejectedError} on a final refusal, {@link UnusableAnswerError} on an
+   * answer that is not the service's, or when the supervisor is aborted.
    */
   drain(entry: StateEntry): Promise<DeliveryResult> {
     const run = this.tail.then(() => this.send(entry));
@@ -72,6 +74,9 @@ export class EntryDeliverer {
           this.store.save(entry);
           throw new DeliveryRejectedError(error);
         }
+        // An answer that is not the service's (a 2xx that is not JSON): the entry stays as it
+        // is, so a later run sends the record again under the same ids.
+        if (!this.signal.aborted && !(error instanceof NetworkError)) throw new UnusableAnswerError(describe(record), error);
         throw error;
       }
       entry.published.push(record.key);

@@ -1,4 +1,11 @@
-import { ProblemError, type ProcessNotificationsClient, type RetryNotice } from 'process-notifications-client';
+import {
+  NetworkError,
+  ProblemError,
+  type CallOptions,
+  type ProcessNotificationsClient,
+  type RetryNotice,
+} from 'process-notifications-client';
+import { UnusableAnswerError } from './unusable-answer.error.js';
 
 /** What the server said, before the command runs, about the token, session and loop. */
 export type LoopAccess =
@@ -12,11 +19,13 @@ export type LoopAccess =
   | { readonly kind: 'aborted' };
 
 /**
- * The check before a command runs: `GET /v1/sessions/:sid/loops/:lid` with the session's token
- * answers 200 only for a token of that session (or the admin token) and a loop of it. A stopped
- * or foreign loop answers 200 too, but would take no notification, so it is refused as well.
- * What the server does not answer is retried with the supervisor's backoff for at most
- * `waitMs`; the first such failure is reported through `onWaiting`.
+ * The check before a command runs: `GET /v1/sessions/:sid` and `GET /v1/sessions/:sid/loops/:lid`
+ * with the supervisor's token answer 200 only for a token of that session (or the admin token)
+ * and a loop of it. A closed session answers 200 to the admin token (its tokens get 401), a
+ * stopped or foreign loop answers 200 too, but none would take a record, so they are refused as
+ * well. A 2xx answer that is not the service's JSON (a wrong `--server`) is refused too. What the
+ * server does not answer is retried with the supervisor's backoff, both requests within `waitMs`
+ * together; the first such failure is reported through `onWaiting`.
  */
 export class LoopAccessChecker {
   constructor(private readonly client: ProcessNotificationsClient) {}
@@ -27,16 +36,26 @@ export class LoopAccessChecker {
     options: { readonly waitMs: number; readonly signal: AbortSignal; readonly onWaiting: (notice: RetryNotice) => void },
   ): Promise<LoopAccess> {
     let waiting = false;
+    const deadline = Date.now() + options.waitMs;
+    const call = (): CallOptions => ({
+      retry: true,
+      deadlineMs: Math.max(1, deadline - Date.now()),
+      signal: options.signal,
+      onRetry: (notice) => {
+        if (!waiting) options.onWaiting(notice);
+        waiting = true;
+      },
+    });
     try {
-      const loop = await this.client.getLoop(sessionId, loopId, {
-        retry: true,
-        deadlineMs: options.waitMs,
-        signal: options.signal,
-        onRetry: (notice) => {
-          if (!waiting) options.onWaiting(notice);
-          waiting = true;
-        },
-      });
+      const session = await this.client.getSession(sessionId, call());
+      // Its writes would all be answered 409 session_closed, after the command ran.
+      if (session.state === 'closed') {
+        return {
+          kind: 'refused',
+          why: `session ${sessionId} is closed (at ${session.closed_at ?? 'an unknown time'}): it takes no more records`,
+        };
+      }
+      const loop = await this.client.getLoop(sessionId, loopId, call());
       if (loop.state !== 'running') return { kind: 'refused', why: `loop ${loopId} is ${loop.state}: no loop would take the notification` };
       if (loop.engine !== 'native') {
         return { kind: 'refused', why: `loop ${loopId} is a ${loop.engine} loop: the server takes no notification for it` };
@@ -44,7 +63,8 @@ export class LoopAccessChecker {
       return { kind: 'open' };
     } catch (error) {
       if (options.signal.aborted) return { kind: 'aborted' };
-      if (!(error instanceof ProblemError)) return { kind: 'no_answer', why: error instanceof Error ? error.message : String(error) };
+      if (error instanceof NetworkError) return { kind: 'no_answer', why: error.message };
+      if (!(error instanceof ProblemError)) return { kind: 'refused', why: UnusableAnswerError.describe('the check', error) };
       const answer = `${error.status} ${error.code}: ${error.detail}`;
       // What a retry would change (an outage, a node without the lease) is not a refusal.
       if (error.status === 429 || error.status >= 500) return { kind: 'no_answer', why: answer };

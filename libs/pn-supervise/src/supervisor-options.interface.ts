@@ -8,6 +8,11 @@ export interface SupervisorOptions {
   /** The completion's id, when the caller allocated it (`--command-id`). */
   readonly commandId?: string;
   readonly stateDir: string;
+  /**
+   * The environment the command starts with: the supervisor's own without any `PN_*` variable
+   * (its token and settings), except those named with `--pass-env`.
+   */
+  readonly commandEnv: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
   readonly outputLimit?: number;
   /** Stop retrying a delivery this long after the command ended (`--deadline`): exit 75. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { CommandEnvironmentFilter } from './command-environment.filter.js';
 import type { SupervisorOptions } from './supervisor-options.interface.js';
 import { UsageError } from './usage.error.js';
 
@@ -22,6 +23,9 @@ Options (environment variable in brackets):
   --handle NAME          process handle (default: the command's base name, made
                          valid, then - and 8 random hex characters)
   --command-id UUID      the completion's command id (default: a new one)
+  --pass-env NAME        give the command this PN_* variable of the supervisor's
+                         environment (repeatable); without it the command sees
+                         none: neither the token nor the other settings
   --state-dir DIR        where undelivered records are kept (default ./.pn-supervisor);
                          must be owned by you, not writable by group or others
                          [PN_SUPERVISOR_STATE_DIR]
@@ -67,6 +71,7 @@ const VALUE_OPTIONS = [
   'deadline',
   'shutdown-wait',
   'start-wait',
+  'pass-env',
 ] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];
 const FLAGS = ['quiet', 'no-ids', 'no-check'] as const;
@@ -85,9 +90,15 @@ const TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_TOKEN_BYTES}}$`);
 const DEFAULT_SHUTDOWN_WAIT_MS = 10_000;
 const DEFAULT_START_WAIT_MS = 30_000;
 
+// Options that may be given more than once: every value is kept, in order.
+const REPEATABLE: readonly ValueOption[] = ['pass-env'];
+
 /** The options read before the command (or a subcommand's operand). */
 interface Scanned {
+  /** The last value of each option. */
   readonly values: Partial<Record<ValueOption, string>>;
+  /** Every value of a {@link REPEATABLE} option. */
+  readonly repeated: Partial<Record<ValueOption, readonly string[]>>;
   readonly flags: ReadonlySet<Flag>;
   readonly rest: readonly string[];
   readonly help: boolean;
@@ -122,7 +133,7 @@ export class SupervisorOptionsParser {
       return { kind: 'forget', stateDir, commandId: SupervisorOptionsParser.uuid('forget COMMAND_ID', scanned.rest[0]!) };
     }
 
-    const { values, flags, rest, help } = SupervisorOptionsParser.scan(argv, VALUE_OPTIONS, FLAGS, false);
+    const { values, repeated, flags, rest, help } = SupervisorOptionsParser.scan(argv, VALUE_OPTIONS, FLAGS, false);
     if (help) return { kind: 'help' };
     const [command, ...args] = rest;
     if (command === undefined || command === '') throw new UsageError('no command given (put it after --)');
@@ -154,6 +165,7 @@ export class SupervisorOptionsParser {
       handle: SupervisorOptionsParser.handle(values.handle, command),
       ...(values['command-id'] === undefined ? {} : { commandId: SupervisorOptionsParser.uuid('--command-id', values['command-id']) }),
       stateDir: values['state-dir'] || fromEnv('PN_SUPERVISOR_STATE_DIR') || DEFAULT_STATE_DIR,
+      commandEnv: CommandEnvironmentFilter.filter(env, SupervisorOptionsParser.passEnv(repeated['pass-env'] ?? [])),
       quiet: flags.has('quiet'),
       ids: !flags.has('no-ids'),
       command,
@@ -184,6 +196,7 @@ export class SupervisorOptionsParser {
     operands: boolean,
   ): Scanned {
     const values: Partial<Record<ValueOption, string>> = {};
+    const repeated: Partial<Record<ValueOption, string[]>> = {};
     const flags = new Set<Flag>();
     const rest: string[] = [];
     let index = 0;
@@ -198,7 +211,7 @@ export class SupervisorOptionsParser {
         rest.push(arg);
         continue;
       }
-      if (arg === '--help' || arg === '-h') return { values, flags, rest, help: true };
+      if (arg === '--help' || arg === '-h') return { values, repeated, flags, rest, help: true };
       const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
       const name = flag.slice(2);
       if (flag.startsWith('--') && flagNames.includes(name as Flag)) {
@@ -210,9 +223,10 @@ export class SupervisorOptionsParser {
       const value = inline ?? argv[++index];
       if (value === undefined) throw new UsageError(`${flag} needs a value`);
       values[name as ValueOption] = value;
+      if (REPEATABLE.includes(name as ValueOption)) (repeated[name as ValueOption] ??= []).push(value);
     }
     rest.push(...argv.slice(index));
-    return { values, flags, rest, help: false };
+    return { values, repeated, flags, rest, help: false };
   }
 
   /**
@@ -268,15 +282,44 @@ export class SupervisorOptionsParser {
     }
   }
 
+  /**
+   * The service's base URL: http or https, without a user name or password (the token is the
+   * credential; a password in the URL would be printed in every line that names the server,
+   * and is never sent). The message never repeats a value that may hold one.
+   */
   private static server(value: string): string {
     let url: URL;
     try {
       url = new URL(value);
     } catch {
-      throw new UsageError(`--server must be an http(s) URL, got "${value}"`);
+      throw new UsageError(`--server must be an http(s) URL, got ${SupervisorOptionsParser.shown(value)}`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http(s) URL, got "${value}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError(`--server must be an http(s) URL, got ${SupervisorOptionsParser.shown(value)}`);
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new UsageError(
+        `--server must not hold a user name or password (give the token with PN_TOKEN or --token-file), got ${url.protocol}//...@${url.host}`,
+      );
+    }
     return value;
+  }
+
+  // A malformed --server as it may be shown: not at all when it may hold a password (an `@`).
+  private static shown(value: string): string {
+    return value.includes('@') ? 'a value with "@" (not repeated: it may hold a password)' : `"${value}"`;
+  }
+
+  /** The `--pass-env` names: each a `PN_*` variable, the only ones the command does not get anyway. */
+  private static passEnv(names: readonly string[]): string[] {
+    for (const name of names) {
+      if (!CommandEnvironmentFilter.passable(name)) {
+        throw new UsageError(
+          `--pass-env takes the name of a PN_* variable (the command gets every other variable anyway), got "${name.replace(/=.*/s, '=...').slice(0, 64)}"`,
+        );
+      }
+    }
+    return [...names];
   }
 
   private static uuid(what: string, value: string): string {

@@ -15,6 +15,7 @@ import type { StateEntry } from './state-entry.interface.js';
 import type { StderrReporter } from './stderr.reporter.js';
 import type { SupervisorOptions } from './supervisor-options.interface.js';
 import type { SupervisorTracing } from './supervisor-tracing.js';
+import { UnusableAnswerError } from './unusable-answer.error.js';
 import { UsageError } from './usage.error.js';
 
 type StopSignal = 'SIGTERM' | 'SIGINT';
@@ -208,6 +209,8 @@ export class Supervisor {
             this.reporter.error(
               `the server refused a record of command ${entry.command_id}: ${error.problem.detail} (kept in the state directory)`,
             );
+          } else if (error instanceof UnusableAnswerError) {
+            this.reporter.error(`${error.message} (command ${entry.command_id} is kept in the state directory)`);
           } else if (!this.abort.signal.aborted) {
             throw error;
           }
@@ -250,12 +253,17 @@ export class Supervisor {
     this.entry = entry;
     // What an agent that launched this waits for (spec section 14).
     if (options.ids) this.reporter.error(`command_id=${entry.command_id} process_handle=${entry.process_handle}`);
-    let rejection: DeliveryRejectedError | undefined;
-    const runner = new CommandRunner(options.command, options.args, { timeoutMs: options.timeoutMs, outputLimit: options.outputLimit });
+    let rejection: DeliveryRejectedError | UnusableAnswerError | undefined;
+    const runner = new CommandRunner(
+      options.command,
+      options.args,
+      { env: options.commandEnv },
+      { timeoutMs: options.timeoutMs, outputLimit: options.outputLimit },
+    );
     this.runner = runner;
     const watch = (delivery: Promise<unknown>): void => {
       delivery.catch((error: unknown) => {
-        if (!(error instanceof DeliveryRejectedError)) return;
+        if (!(error instanceof DeliveryRejectedError) && !(error instanceof UnusableAnswerError)) return;
         rejection ??= error;
         runner.stop('rejected');
       });
@@ -283,7 +291,7 @@ export class Supervisor {
     try {
       await this.deliverer.drain(entry);
     } catch (error) {
-      if (error instanceof DeliveryRejectedError) return this.refused(error);
+      if (error instanceof DeliveryRejectedError || error instanceof UnusableAnswerError) return this.refused(error);
       if (this.giveUp) return this.gaveUp(entry, mapped.exit_status);
       throw error;
     }
@@ -393,7 +401,15 @@ export class Supervisor {
     }
   }
 
-  private refused(rejection: DeliveryRejectedError): number {
+  private refused(rejection: DeliveryRejectedError | UnusableAnswerError): number {
+    if (rejection instanceof UnusableAnswerError) {
+      // Not marked refused: nothing says the server refused it.
+      this.reporter.error(
+        `${rejection.message}; command ${this.entry?.command_id ?? ''} is kept in ${this.store.directory}: ` +
+          'the next run with this state directory sends it again',
+      );
+      return 2;
+    }
     const { status, code } = rejection.problem;
     this.reporter.error(
       `the server refused the record (${status} ${code}): ${rejection.problem.detail}; it is kept in ${this.store.directory}, never retried ` +
