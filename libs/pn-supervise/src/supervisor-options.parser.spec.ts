@@ -62,6 +62,7 @@ describe('SupervisorOptionsParser', () => {
       shutdownWaitMs: 2500,
       check: true,
       startWaitMs: 4000,
+      commandEnv: {},
       quiet: true,
       ids: false,
       command: 'make',
@@ -90,6 +91,54 @@ describe('SupervisorOptionsParser', () => {
       token: 'flag',
       stateDir: '/srv/pn',
     });
+  });
+
+  it('the command gets the environment without any PN_* variable, except those named with --pass-env (repeatable)', () => {
+    const env = {
+      PN_SERVER_URL: 'https://pn.example',
+      PN_TOKEN: 'env-token',
+      PN_ADMIN_TOKEN: 'admin-token',
+      PN_SESSION_ID: SESSION,
+      PN_LOOP_ID: LOOP,
+      PATH: '/usr/bin',
+      pn_lower: 'not ours',
+    };
+    expect(parse(['--', 'make'], env).commandEnv).toEqual({ PATH: '/usr/bin', pn_lower: 'not ours' });
+    expect(parse(['--pass-env', 'PN_SESSION_ID', '--pass-env=PN_LOOP_ID', '--pass-env', 'PN_UNSET', '--', 'make'], env).commandEnv).toEqual(
+      {
+        PATH: '/usr/bin',
+        pn_lower: 'not ours',
+        PN_SESSION_ID: SESSION,
+        PN_LOOP_ID: LOOP,
+      },
+    );
+    // Only as the supervisor got it: an option's value is not put into the command's environment.
+    expect(parse(['--pass-env', 'PN_SESSION_ID', ...REQUIRED, '--', 'make'], {}).commandEnv).toEqual({});
+    expect(usageError([...REQUIRED, '--pass-env', 'PATH', '--', 'make'])).toMatch(
+      /^--pass-env takes the name of a PN_\* variable .*"PATH"$/,
+    );
+    expect(usageError([...REQUIRED, '--pass-env', 'PN_TOKEN=s3cr3t', '--', 'make'])).not.toContain('s3cr3t');
+  });
+
+  it('a user name or password in --server (or PN_SERVER_URL) is refused, and never repeated', () => {
+    const withoutServer = [...REQUIRED.slice(2), '--', 'make'];
+    for (const url of [
+      'http://u:s3cr3t@127.0.0.1:3000',
+      'https://s3cr3t@pn.example',
+      'http://:s3cr3t@pn.example/',
+      'ftp://u:s3cr3t@x',
+      'http//u:s3cr3t@x',
+    ]) {
+      const fromOption = usageError(['--server', url, ...withoutServer]);
+      const fromEnv = usageError(withoutServer, { PN_SERVER_URL: url });
+      for (const message of [fromOption, fromEnv]) {
+        expect(message).toMatch(/^--server must/);
+        expect(message).not.toContain('s3cr3t');
+      }
+    }
+    expect(usageError(['--server', 'http://u:p@pn.example:8080', ...withoutServer])).toBe(
+      '--server must not hold a user name or password (give the token with PN_TOKEN or --token-file), got http://...@pn.example:8080',
+    );
   });
 
   it('takes the command after --, or at the first argument that is not an option', () => {
