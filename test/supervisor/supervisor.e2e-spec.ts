@@ -151,15 +151,16 @@ describe('pn-supervise against the real server', () => {
     const { session, args, stateDir } = await setUp();
     const argSecret = `argv-secret-${randomUUID()}`;
     const envSecret = `env-secret-${randomUUID()}`;
-    const result = await SupervisorProcess.run([...args, '--', 'sh', '-c', 'echo "$PN_TEST_SECRET"', argSecret], {
-      env: { PN_TEST_SECRET: envSecret },
+    // Not a PN_* name: those are the supervisor's own, kept from the command.
+    const result = await SupervisorProcess.run([...args, '--', 'sh', '-c', 'echo "$TEST_SECRET"', argSecret], {
+      env: { TEST_SECRET: envSecret },
     });
     expect(result.status).toBe(0);
     // The command saw its environment (passed through), and its output stayed local.
     expect(result.stdout).toBe(`${envSecret}\n`);
     const journal = await session.journalText();
     const pending = JSON.stringify(await session.pending());
-    for (const secret of [argSecret, envSecret, 'PN_TEST_SECRET', 'echo', stateDir]) expect(journal + pending).not.toContain(secret);
+    for (const secret of [argSecret, envSecret, 'TEST_SECRET', 'echo', stateDir]) expect(journal + pending).not.toContain(secret);
     await expectRun(session, { handle: byDefault('sh'), state: 'exited', reason: 'exited', exitCode: 0 });
   });
 

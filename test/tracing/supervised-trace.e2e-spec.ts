@@ -48,13 +48,17 @@ describe('tracing: a supervised run', () => {
     expect(run!.parentSpanId).toBe(caller.spanId);
     expect(run!.attributes).toMatchObject({ 'pn.session_id': session.sessionId, 'pn.loop_id': session.loopId, 'process.exit.code': 3 });
     const attempts = own.filter((span) => span.name === 'pn-supervise.attempt');
-    // The check of the token, session and loop before the command runs (a GET of the loop), then
-    // started, completed and the notification, each answered at its first attempt.
+    // The check of the token, session and loop before the command runs (a GET of the session,
+    // then of the loop), then started, completed and the notification, each answered at its
+    // first attempt.
     const check = attempts.filter((span) => span.attributes['http.request.method'] === 'GET');
-    expect(check.map((span) => span.attributes['url.path'])).toEqual([`/v1/sessions/${session.sessionId}/loops/${session.loopId}`]);
+    expect(check.map((span) => span.attributes['url.path'])).toEqual([
+      `/v1/sessions/${session.sessionId}`,
+      `/v1/sessions/${session.sessionId}/loops/${session.loopId}`,
+    ]);
     const deliveries = attempts.filter((span) => span.attributes['http.request.method'] === 'POST');
     expect(deliveries.map((span) => span.attributes['pn.kind'] ?? 'notification').sort()).toEqual(['completed', 'notification', 'started']);
-    expect(attempts).toHaveLength(4);
+    expect(attempts).toHaveLength(5);
     for (const attempt of attempts) {
       expect(attempt.kind).toBe(CLIENT_SPAN);
       expect(attempt.parentSpanId).toBe(run!.spanId);
