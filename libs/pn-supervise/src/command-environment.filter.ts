@@ -4,10 +4,10 @@
  * a command that saw the token could rotate or close the session, or consume its loop's
  * notifications. Defined once: the parser, the runner and the watchdog use this.
  */
-export const WITHHELD_PREFIX = 'PN_';
+const WITHHELD_PREFIX = 'PN_';
 
 /** A variable name `--pass-env` accepts: a withheld one (every other variable is passed anyway). */
-const PASSABLE = /^PN_[A-Za-z0-9_]+$/;
+const PASSABLE = new RegExp(`^${WITHHELD_PREFIX}[A-Za-z0-9_]+$`);
 
 /**
  * The environment a supervised command (and the supervisor's watchdog) starts with: the

@@ -17,7 +17,7 @@ export class UnusableAnswerError extends Error {
     readonly what: string,
     error: unknown,
   ) {
-    super(UnusableAnswerError.describe(`${what}`, error), { cause: error });
+    super(UnusableAnswerError.describe(what, error), { cause: error });
   }
 
   /**
