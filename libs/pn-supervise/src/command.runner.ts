@@ -27,9 +27,8 @@ export interface CommandSetting {
  * Runs one command with the supervisor's own stdin, stdout and stderr, in the environment it is
  * given, and reports how it ended. The streams are inherited untouched; only with an output
  * limit are stdout and stderr piped, and then forwarded byte for byte while being counted.
- * Whoever stops the command
- * (timeout, output limit, the supervisor's own shutdown) sends SIGTERM once, then SIGKILL
- * after {@link KILL_GRACE_MS}.
+ * Whoever stops the command (timeout, output limit, the supervisor's own shutdown) sends
+ * SIGTERM once, then SIGKILL after {@link KILL_GRACE_MS}.
  */
 export class CommandRunner {
   /** Resolves once the command ended or could not start. */
