@@ -20,8 +20,8 @@ describe('pn-supervise: the outcome on the pending notification', () => {
   });
 
   it.each([
-    ['exit 3', ['sh', '-c', 'exit 3'], 3, { kind: 'completed', has_exit_code: true, exit_code: 3, diagnostic: null }],
-    ['exit 0', ['sh', '-c', 'exit 0'], 0, { kind: 'completed', has_exit_code: true, exit_code: 0, diagnostic: null }],
+    ['exit 3', ['sh', '-c', 'exit 3'], 3, { kind: 'completed', has_exit_code: true, exit_code: 3, diagnostic: null, signal: null }],
+    ['exit 0', ['sh', '-c', 'exit 0'], 0, { kind: 'completed', has_exit_code: true, exit_code: 0, diagnostic: null, signal: null }],
     [
       'a command that cannot start',
       [`/nonexistent/no-such-command-${randomUUID()}`],
