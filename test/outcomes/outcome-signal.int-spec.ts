@@ -1,4 +1,4 @@
-import { AdminQueries, type ProcessNotificationsService } from 'nestjs-process-notifications';
+import { AdminQueries } from 'nestjs-process-notifications';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { revertThrough } from '../support/migrations.js';
 import { exitedRecord, signalledRecord } from '../support/outcome-records.js';
