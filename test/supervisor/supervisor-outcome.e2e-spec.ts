@@ -52,7 +52,7 @@ describe('pn-supervise: the outcome on the pending notification', () => {
   });
 });
 
-// Exit status is exact (issue 47, spec section 16): a command a signal ended reaches the loop with
+// Exit status is exact (issue 47; spec sections 6 and 14): a command a signal ended reaches the loop with
 // its state and the very signal, whoever sent it (the command itself, the supervisor's timeout,
 // the supervisor's own shutdown), so a segfault is told from an OOM kill or a user's SIGUSR1.
 describe('pn-supervise: the signal that ended the command, in the outcome', () => {
