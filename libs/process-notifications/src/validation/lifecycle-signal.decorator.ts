@@ -1,11 +1,13 @@
 import { ValidateBy } from 'class-validator';
 import { PROCESS_SIGNAL_PATTERN, SIGNAL_STATES } from 'process-notifications-contract';
+import { lifecycleRuleOf } from '../vocabulary/lifecycle-rules.js';
+import type { ProcessState } from '../vocabulary/process-vocabulary.js';
 
 const PROCESS_SIGNAL = new RegExp(PROCESS_SIGNAL_PATTERN);
 
 /** Only a `completed` record whose state a signal can cause may name the signal. */
 function allowsSignal(object: { kind?: unknown; state?: unknown }): boolean {
-  return object.kind === 'completed' && (SIGNAL_STATES as readonly unknown[]).includes(object.state);
+  return lifecycleRuleOf(object.kind)?.signal(object.state as ProcessState) ?? false;
 }
 
 /**
