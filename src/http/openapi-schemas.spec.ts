@@ -77,4 +77,19 @@ describe('the OpenAPI request schemas', () => {
     expect(enumOf(PROCESS_LIFECYCLE_RECORD_SCHEMA, 'state')).toEqual(PROCESS_STATES);
     expect(enumOf(PROCESS_LIFECYCLE_RECORD_SCHEMA, 'reason')).toEqual(TERMINAL_REASONS);
   });
+
+  it('describe the signal by the pattern the library checks', () => {
+    const pattern = new RegExp((PROCESS_LIFECYCLE_RECORD_SCHEMA.properties!.signal as SchemaObject).pattern!);
+    const killed = {
+      ...started,
+      kind: 'completed',
+      state: 'killed',
+      reason: 'killed',
+      process_finished_at: NOW,
+    };
+    for (const signal of ['SIGSEGV', 'SIGIO', 'SIGRTMIN1', 'SIGABCDEFGHIJ', 'SIGABCDEFGHIJK', 'sigsegv', 'SEGV', 'SIG+1']) {
+      const accepted = !rejectsWithout(ProcessLifecycleRecordDto, { ...killed, signal }, 'absent');
+      expect([signal, pattern.test(signal)]).toEqual([signal, accepted]);
+    }
+  });
 });

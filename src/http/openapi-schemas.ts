@@ -7,6 +7,7 @@ import {
   TERMINAL_PAIRS,
   TERMINAL_REASONS,
 } from 'nestjs-process-notifications';
+import { PROCESS_SIGNAL_PATTERN, SIGNAL_STATES } from 'process-notifications-contract';
 
 // The library validates; these only describe its request bodies for the OpenAPI document,
 // from the same vocabulary, so the HTTP layer owns everything OpenAPI.
@@ -65,5 +66,11 @@ export const PROCESS_LIFECYCLE_RECORD_SCHEMA: SchemaObject = {
     },
     reason: { type: 'string', enum: [...TERMINAL_REASONS], description: 'With kind and state, one of the lifecycle tuples.' },
     command_id: uuid('The command_id of the completion notification of the same run; only on completed and lost, never equal to event_id.'),
+    signal: {
+      type: 'string',
+      pattern: PROCESS_SIGNAL_PATTERN,
+      example: 'SIGSEGV',
+      description: `The POSIX signal that ended the command; only on completed with state ${SIGNAL_STATES.join(', ')}.`,
+    },
   },
 };

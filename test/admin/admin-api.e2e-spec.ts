@@ -365,6 +365,7 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
             has_exit_code: false,
             exit_code: null,
             diagnostic: 'could not start',
+            signal: null,
             process_started_at: '2026-01-01T00:00:01Z',
             process_finished_at: '2026-01-01T00:00:02Z',
           },

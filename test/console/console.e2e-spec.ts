@@ -329,6 +329,50 @@ describeBrowser('the web console in a browser', () => {
     expect(opened.requests.filter((url) => url.startsWith(`${server.url}/console`) && !url.includes('/assets/'))).toHaveLength(1);
   });
 
+  it('shows the signal that ended a command, not just killed, on the loop view and the search (issue 47)', async () => {
+    const session = await seedConsole(server.url);
+    const api = new ProcessNotificationsClient({ baseUrl: server.url, token: session.token });
+    const crashed = { ...completion(session.sessionId, session.idleLoopId, 'segfaulter'), state: 'killed', reason: 'killed' } as const;
+    const at = new Date(Date.now() - 5_000).toISOString();
+    await api.publishLifecycle({
+      event_id: randomUUID(),
+      kind: 'completed',
+      session_id: session.sessionId,
+      loop_id: session.idleLoopId,
+      process_handle: 'segfaulter',
+      origin_execution_id: randomUUID(),
+      state: 'killed',
+      reason: 'killed',
+      process_created_at: at,
+      process_started_at: at,
+      process_finished_at: at,
+      command_id: crashed.command_id,
+      signal: 'SIGSEGV',
+    });
+    await api.deliverCompletion(crashed);
+
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.idleLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.idleLoopId}`);
+    await journalDrawn(page, session, session.idleLoopId);
+    await page
+      .getByRole('table', { name: /Unconsumed notifications/ })
+      .locator('time')
+      .waitFor();
+    const [unconsumed] = await tableRows(page, /Unconsumed notifications/);
+    expect(unconsumed!.slice(0, 4)).toEqual([crashed.command_id, 'pending', 'segfaulter', 'killed/killed']);
+    expect(unconsumed![5]).toBe('completed, signal SIGSEGV');
+    const [lifecycle] = await tableRows(page, /Lifecycle of each process handle/);
+    expect(lifecycle!.slice(5)).toEqual(['killed/killed', 'SIGSEGV']);
+    const journal = await tableRows(page, /Journal of this loop/);
+    expect(journal.map((row) => row.join(' ')).filter((row) => row.includes('SIGSEGV'))).toHaveLength(1);
+
+    const search = await open(`/console/notifications/${crashed.command_id}`);
+    await heading(search.page, `Command id ${crashed.command_id}`);
+    const [where] = await tableRows(search.page, /Where this notification is/);
+    expect(where).toContain('completed, signal SIGSEGV');
+  });
+
   it('consumes a pending notification and stops a loop, each after a confirmation, and shows the result', async () => {
     const session = await seedConsole(server.url);
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.busyLoopId}`);

@@ -46,6 +46,16 @@ describe('the contract package, held to docs/contract.md', () => {
     expect(contract.STOP_REASONS).toEqual(quoted(reasons!));
   });
 
+  it("has the states a record's signal is allowed in, and the rule of its name (section 6)", () => {
+    const [, rule, states] = stated(
+      /\| `signal` \| string, optional \| the name of the POSIX signal that ended the command \((`SIG` and [^,]+), e\.g\. `SIGSEGV`\); only allowed on `completed` with (state [^(]+) \(field `signal`\) \|/,
+      'the signal rule',
+    );
+    expect(contract.SIGNAL_STATES).toEqual(quoted(states!));
+    expect(rule).toBe('`SIG` and 2–10 upper-case letters or digits');
+    expect(contract.PROCESS_SIGNAL_PATTERN).toBe('^SIG[A-Z0-9]{2,10}$');
+  });
+
   it('has the outcome of a delivery: its dispositions and the causes of a stop (section 3)', () => {
     expect(contract.SUCCESS_DISPOSITIONS).toEqual(quoted(stated(/(`accepted` and `duplicate`) are success/, 'the successes')[1]!));
     const answers = stated(

@@ -197,6 +197,12 @@ describe('OpenAPI document at /docs-json', () => {
     }
   });
 
+  it("describes an outcome's signal, nullable, beside its exit code (issue 47)", () => {
+    const outcome = doc.components.schemas.ProcessOutcomeDto!.properties!;
+    expect(Object.keys(outcome)).toEqual(expect.arrayContaining(['exit_code', 'diagnostic', 'signal']));
+    expect(outcome.signal).toMatchObject({ type: 'string', nullable: true, example: 'SIGSEGV' });
+  });
+
   it('declares the event stream as text/event-stream', () => {
     const ok = doc.paths['/v1/sessions/{sid}/events']!.get!.responses['200']!;
     expect(Object.keys(ok.content ?? {})).toEqual(['text/event-stream']);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { exitedRecord, failedRecord } from '../support/outcome-records.js';
+import { exitedRecord, failedRecord, signalledRecord } from '../support/outcome-records.js';
 import {
   bearer,
   createHttpTestApp,
@@ -31,6 +31,11 @@ describe('GET .../process-notifications shows each notification outcome (section
     const failed = failedRecord(sessionId, loopId, m.command_id as string, 'command not found');
     await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(auth).send(failed).expect(201);
     await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(auth).send(m).expect(202);
+    // A run a signal ended (issue 47): the outcome names the signal.
+    const k = notification(sessionId, loopId, { process_handle: 'crash-1a2b3c4d', state: 'killed', reason: 'killed' });
+    await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(auth).send(k).expect(202);
+    const killed = signalledRecord(sessionId, loopId, k.command_id as string, 'killed', 'SIGSEGV');
+    await t.http.post(`/v1/sessions/${sessionId}/process-lifecycle`).set(auth).send(killed).expect(201);
 
     const { body } = await t.http.get(pendingPath).set(auth).expect(200);
     expect(body.notifications.map((entry: { outcome: unknown }) => entry.outcome)).toEqual([
@@ -40,6 +45,7 @@ describe('GET .../process-notifications shows each notification outcome (section
         has_exit_code: true,
         exit_code: 3,
         diagnostic: null,
+        signal: null,
         process_started_at: '2026-01-01T00:00:01Z',
         process_finished_at: '2026-01-01T00:00:09Z',
       },
@@ -49,8 +55,19 @@ describe('GET .../process-notifications shows each notification outcome (section
         has_exit_code: false,
         exit_code: null,
         diagnostic: 'command not found',
+        signal: null,
         process_started_at: null,
         process_finished_at: '2026-01-01T00:00:00.5Z',
+      },
+      {
+        event_id: killed.event_id,
+        kind: 'completed',
+        has_exit_code: false,
+        exit_code: null,
+        diagnostic: null,
+        signal: 'SIGSEGV',
+        process_started_at: '2026-01-01T00:00:01Z',
+        process_finished_at: '2026-01-01T00:00:09Z',
       },
     ]);
   });

@@ -217,6 +217,40 @@ describe('publishing lifecycle records (real module, in-memory SQLite)', () => {
     expect(events).toHaveLength(1);
   });
 
+  it('signal is part of the fingerprint: the same signal is a duplicate, a changed, added or dropped one a collision', async () => {
+    const killed = { state: 'killed', reason: 'killed', has_exit_code: undefined, exit_code: undefined };
+    const record = JSON.parse(JSON.stringify(lifecycleRecord(sessionId, 'completed', { ...killed, signal: 'SIGSEGV' }))) as Record<
+      string,
+      unknown
+    >;
+    const { sequence } = await service.publishProcessLifecycle(sessionId, record);
+    await expect(service.publishProcessLifecycle(sessionId, { ...record })).resolves.toEqual({
+      eventId: record.event_id,
+      sequence,
+      appended: false,
+    });
+    const { signal: _dropped, ...without } = record;
+    for (const changed of [{ ...record, signal: 'SIGKILL' }, without]) {
+      await expect(service.publishProcessLifecycle(sessionId, changed)).rejects.toMatchObject({
+        code: 'idempotency_collision',
+        idempotencyId: record.event_id,
+        sequence,
+      });
+    }
+    const plain = JSON.parse(JSON.stringify(lifecycleRecord(sessionId, 'completed', killed))) as Record<string, unknown>;
+    const first = await service.publishProcessLifecycle(sessionId, plain);
+    await expect(service.publishProcessLifecycle(sessionId, { ...plain, signal: 'SIGUSR1' })).rejects.toMatchObject({
+      code: 'idempotency_collision',
+      sequence: first.sequence,
+    });
+    const entries = await journal();
+    expect(entries.map((entry) => entry.payload!.signal)).toEqual(['SIGSEGV', undefined]);
+    // Journaled last, after command_id's place, exactly as sent.
+    expect(Object.keys(entries[0]!.payload!).at(-1)).toBe('signal');
+    expect(events).toHaveLength(2);
+    expect(events[0]!.record.signal).toBe('SIGSEGV');
+  });
+
   it('journals command_id last, lower-cased, and publishes it with the event', async () => {
     const commandId = randomUUID();
     const record = lifecycleRecord(sessionId, 'lost', { command_id: commandId.toUpperCase() });

@@ -33,6 +33,7 @@ describe('the outcome of a pending notification (section 14, real module)', () =
           hasExitCode: true,
           exitCode: 3,
           diagnostic: null,
+          signal: null,
           processStartedAt: '2026-01-01T00:00:01Z',
           processFinishedAt: '2026-01-01T00:00:09Z',
         },
@@ -53,6 +54,7 @@ describe('the outcome of a pending notification (section 14, real module)', () =
       hasExitCode: false,
       exitCode: null,
       diagnostic: 'command not found',
+      signal: null,
       processStartedAt: null,
       processFinishedAt: '2026-01-01T00:00:00.5Z',
     });

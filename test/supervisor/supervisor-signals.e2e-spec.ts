@@ -99,7 +99,14 @@ describe('pn-supervise under real signals', () => {
         process.kill(-npm.pid!, signal);
         const result = await exited(npm);
         expect({ run, status: result.status, stderr }).toEqual({ run, status, stderr: expect.not.stringMatching(/stopped before/) });
-        await expectRun(session, { handle: byDefault('sleep'), state: 'terminated', reason: 'runner_shutdown', stopRequested: reason });
+        // The command ended by the group's signal (or the same one passed on): the record names it.
+        await expectRun(session, {
+          handle: byDefault('sleep'),
+          state: 'terminated',
+          reason: 'runner_shutdown',
+          stopRequested: reason,
+          signal,
+        });
         expect(entries(state)).toEqual([]);
       }
     },
@@ -126,6 +133,26 @@ describe('pn-supervise under real signals', () => {
     expect(result.stderr).toMatch(/received SIGINT after SIGTERM: not waiting any longer/);
     expect(result.stderr).toMatch(/stopped before the server answered: command [0-9a-f-]{36} is kept in /);
     expect(entries(state)).toHaveLength(1);
+  });
+
+  it('a completion kept in the state directory is delivered by a later run with the signal that ended the command (issue 47)', async () => {
+    const session = await TestSession.open(server.url);
+    const state = stateDir();
+    // The server is not there: the supervisor's timeout ends the command, the delivery gives up.
+    const args = [...session.supervisorArgs.map((arg) => (arg === server.url ? 'http://127.0.0.1:9' : arg)), '--no-check'];
+    const gaveUp = await SupervisorProcess.run([...args, '--state-dir', state, '--timeout', '1', '--deadline', '1', '--', 'sleep', '30']);
+    expect(gaveUp.status).toBe(75);
+    const [kept] = entries(state);
+    expect(kept!.completion).toMatchObject({ state: 'timed_out', reason: 'timed_out', signal: 'SIGTERM' });
+
+    const next = await SupervisorProcess.run([...session.supervisorArgs, '--state-dir', state, '--', 'true']);
+    expect(next.status).toBe(0);
+    expect(next.stderr).toContain(`finishing an earlier run: command ${kept!.command_id} (timed_out)`);
+    const completed = (await session.processRecords()).filter((r) => r.kind === 'completed' && r.payload.command_id === kept!.command_id);
+    expect(completed.map((r) => r.payload.signal)).toEqual(['SIGTERM']);
+    const pending = (await session.pending()).find((n) => n.command_id === kept!.command_id);
+    expect(pending).toMatchObject({ state: 'timed_out', outcome: { signal: 'SIGTERM', exit_code: null } });
+    expect(entries(state)).toEqual([]);
   });
 
   it('the wait for the server at shutdown is bounded (--shutdown-wait): then it says so and keeps the entry', async () => {

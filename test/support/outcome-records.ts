@@ -46,3 +46,25 @@ export function lostRecord(sessionId: string, loopId: string, commandId: string)
     command_id: commandId,
   });
 }
+
+/**
+ * A `completed` record of a run a signal ended (issue 47): state and reason `state` (`killed`,
+ * `terminated`, `interrupted` or `timed_out`), no exit code, `signal` set unless it is undefined.
+ */
+export function signalledRecord(
+  sessionId: string,
+  loopId: string,
+  commandId: string,
+  state: 'killed' | 'terminated' | 'interrupted' | 'timed_out',
+  signal: string | undefined,
+) {
+  return lifecycleRecord(sessionId, loopId, {
+    event_id: randomUUID(),
+    kind: 'completed',
+    state,
+    reason: state,
+    process_finished_at: '2026-01-01T00:00:09Z',
+    command_id: commandId,
+    ...(signal === undefined ? {} : { signal }),
+  });
+}

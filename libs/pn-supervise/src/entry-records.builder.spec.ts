@@ -57,6 +57,21 @@ describe('EntryRecordsBuilder', () => {
     });
   });
 
+  it('a run a signal ended: the completed record names the signal; an entry written without one sends none', () => {
+    const signalled = entry({
+      started_at: STARTED,
+      completion: { state: 'killed', reason: 'killed', signal: 'SIGSEGV', finished_at: FINISHED, exit_status: 139 },
+    });
+    const [, completed] = EntryRecordsBuilder.pending(signalled);
+    expect(completed).toMatchObject({ key: 'completed', lifecycle: { state: 'killed', reason: 'killed', signal: 'SIGSEGV' } });
+    expect(completed).toEqual(EntryRecordsBuilder.pending(signalled)[1]);
+    const older = entry({
+      started_at: STARTED,
+      completion: { state: 'killed', reason: 'killed', finished_at: FINISHED, exit_status: 137 },
+    });
+    expect(Object.keys((EntryRecordsBuilder.pending(older)[1] as { lifecycle: object }).lifecycle)).not.toContain('signal');
+  });
+
   it('skips what was answered already, and builds the same bodies every time', () => {
     const e = entry({ started_at: STARTED, completion: { state: 'killed', reason: 'killed', finished_at: FINISHED, exit_status: 137 } });
     const before = EntryRecordsBuilder.pending(e);

@@ -64,6 +64,8 @@ export class EntryRecordsBuilder {
         ...(completion.has_exit_code ? { has_exit_code: true, exit_code: completion.exit_code } : {}),
         ...(completion.diagnostic === undefined ? {} : { diagnostic: completion.diagnostic }),
         command_id: entry.command_id,
+        // The signal that ended the command (section 6); an entry written without it sends none.
+        ...(completion.signal === undefined ? {} : { signal: completion.signal }),
       };
       records.push({ key, lifecycle });
       const notification = {

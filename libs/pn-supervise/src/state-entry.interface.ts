@@ -10,6 +10,11 @@ export type EntryCompletion = TerminalPair & {
   readonly exit_code?: number;
   /** Only for `failed` and `lost_on_restore`. */
   readonly diagnostic?: string;
+  /**
+   * The signal that ended the command (`SIGSEGV`), for the states a signal ends; absent when it
+   * exited by itself, and in entries written before the supervisor recorded it.
+   */
+  readonly signal?: string;
   readonly finished_at: string;
   /** The supervisor's exit status for this command (the command's own, 128 + signal for a signal). */
   readonly exit_status: number;

@@ -41,7 +41,8 @@ export class StateEntryValidator {
           isInteger(c.exit_status) &&
           optional(c.has_exit_code, (has) => has === true) &&
           optional(c.exit_code, isInteger) &&
-          optional(c.diagnostic, isString),
+          optional(c.diagnostic, isString) &&
+          optional(c.signal, isString),
       ) &&
       Array.isArray(published) &&
       published.every((key) => RECORD_KEYS.includes(key as string)) &&

@@ -11,6 +11,7 @@ const outcome = (exitCode: number): ProcessOutcome => ({
   has_exit_code: true,
   exit_code: exitCode,
   diagnostic: null,
+  signal: null,
   process_started_at: null,
   process_finished_at: null,
 });

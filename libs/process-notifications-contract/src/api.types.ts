@@ -110,6 +110,11 @@ export interface LifecycleRecord {
    * run, so the loop sees this record as that notification's `outcome`. Never equal to `event_id`.
    */
   readonly command_id?: string;
+  /**
+   * Only on `completed` with state `interrupted`, `terminated`, `killed` or `timed_out`: the name
+   * of the POSIX signal that ended the command (`SIGSEGV`), matching `PROCESS_SIGNAL_PATTERN`.
+   */
+  readonly signal?: string;
 }
 
 /** Answer of `POST .../process-lifecycle`: 201 new, 200 identical retry. */
@@ -130,6 +135,8 @@ export interface ProcessOutcome {
   readonly has_exit_code: boolean;
   readonly exit_code: number | null;
   readonly diagnostic: string | null;
+  /** The signal that ended the command (`SIGSEGV`), as the record named it; `null` when it named none. */
+  readonly signal: string | null;
   readonly process_started_at: string | null;
   readonly process_finished_at: string | null;
 }

@@ -20,3 +20,9 @@ export const LIFECYCLE_DIAGNOSTIC_MAX_BYTES = 512;
  * `A-Z a-z 0-9 - _` (ASCII only, so 128 bytes are 128 characters).
  */
 export const PROCESS_HANDLE_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+
+/**
+ * The rule of a lifecycle record's `signal` (section 6), as a regular expression's source: the
+ * name of a POSIX signal, `SIG` and 2 to 10 upper-case letters or digits (`SIGSEGV`, `SIGRTMIN1`).
+ */
+export const PROCESS_SIGNAL_PATTERN = '^SIG[A-Z0-9]{2,10}$';

@@ -1,6 +1,6 @@
 /*
  * Every closed set of the process notifications API (v1): process states, terminal reasons and
- * their pairs, lifecycle, outcome and journal kinds, dispositions, stop causes, loop engines,
+ * their pairs, lifecycle, outcome and journal kinds, the states a signal ends, dispositions, stop causes, loop engines,
  * loop and session states, the events of a loop's stream, token kinds, admin loop filters, refusal codes and problem codes. Defined here
  * once: the library, the server, the TypeScript client, the supervisor and the tests import them;
  * the Python client spells them out and `test/package/python-client-vocabulary.int-spec.ts` holds
@@ -61,6 +61,13 @@ export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
 /** The lifecycle kinds that end a run: only they may name their notification's `command_id`. */
 export const OUTCOME_KINDS = ['completed', 'lost'] as const satisfies readonly LifecycleKind[];
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
+
+/**
+ * The states a `completed` record may name the signal that ended its command in (its `signal`,
+ * section 6): the ends a signal causes, a supervisor's timeout included.
+ */
+export const SIGNAL_STATES = ['interrupted', 'terminated', 'killed', 'timed_out'] as const satisfies readonly ProcessState[];
+export type SignalState = (typeof SIGNAL_STATES)[number];
 
 /** Reasons a stop may be requested with (a `stop_requested` record's). */
 export const STOP_REASONS: readonly TerminalReason[] = ['interrupted', 'terminated', 'killed'];

@@ -128,6 +128,14 @@ def completed_record(completion: dict[str, Any], exit_code: int = 0) -> dict[str
     }
 
 
+def signalled_record(completion: dict[str, Any], state: str = "killed", signal: str = "SIGSEGV") -> dict[str, Any]:
+    """The ``completed`` record of a run the signal ``signal`` ended (state and reason ``state``),
+    naming its command id."""
+    record = completed_record(completion)
+    del record["has_exit_code"], record["exit_code"]
+    return {**record, "state": state, "reason": state, "signal": signal}
+
+
 class RequestLog:
     """The paths of the HTTP requests a client sends, from an ``httpx`` request event hook on its
     connection pool: what the real server was asked, counted on the way out."""

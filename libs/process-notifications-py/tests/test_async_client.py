@@ -21,7 +21,7 @@ from process_notifications import (
 )
 
 from conftest import Loop
-from support import ADMIN_TOKEN, ServerProcess, completed_record, free_port, notification
+from support import ADMIN_TOKEN, ServerProcess, completed_record, free_port, notification, signalled_record
 
 pytestmark = pytest.mark.asyncio
 
@@ -94,6 +94,17 @@ async def test_pending_notifications_with_and_without_an_outcome(aclient: AsyncC
     assert [n.command_id for n in pending] == [without["command_id"], with_outcome["command_id"]]
     assert pending[0].outcome is None
     assert pending[1].outcome is not None and (pending[1].outcome.event_id, pending[1].outcome.exit_code) == (record["event_id"], 2)
+    assert pending[1].outcome.signal is None
+
+
+async def test_the_signal_that_ended_a_command(aclient: AsyncClient, loop: Loop) -> None:
+    crashed = notification(loop.session_id, loop.loop_id, state="killed", reason="killed")
+    await aclient.deliver_completion(crashed)
+    await aclient.publish_lifecycle(signalled_record(crashed, "killed", "SIGUSR1"))
+    pending = await aclient.pending_notifications(loop.session_id, loop.loop_id)
+    assert pending[0].outcome is not None and (pending[0].outcome.exit_code, pending[0].outcome.signal) == (None, "SIGUSR1")
+    found = await aclient.wait_for_completion(loop.session_id, loop.loop_id, command_id=crashed["command_id"], timeout=30)
+    assert found.outcome is not None and found.outcome.signal == "SIGUSR1"
 
 
 async def test_wait_for_completion_journaled_before_the_call(aclient: AsyncClient, loop: Loop) -> None:

@@ -22,7 +22,7 @@ from process_notifications import (
 )
 
 from conftest import Loop
-from support import ADMIN_TOKEN, ServerProcess, completed_record, free_port, notification
+from support import ADMIN_TOKEN, ServerProcess, completed_record, free_port, notification, signalled_record
 
 
 def updates_of(items: list[CompletionUpdate]) -> list[tuple[str, str, int | None]]:
@@ -156,6 +156,21 @@ class TestPending:
             record["process_finished_at"],
         )
         assert pending[0].sequence < pending[1].sequence
+        assert outcome.signal is None
+
+    def test_the_signal_that_ended_a_command(self, client: Client, loop: Loop) -> None:
+        crashed = notification(loop.session_id, loop.loop_id, state="killed", reason="killed")
+        timed_out = notification(loop.session_id, loop.loop_id, state="timed_out", reason="timed_out")
+        for sent, record in ((crashed, signalled_record(crashed)), (timed_out, signalled_record(timed_out, "timed_out", "SIGKILL"))):
+            client.deliver_completion(sent)
+            client.publish_lifecycle(record)
+        pending = client.pending_notifications(loop.session_id, loop.loop_id)
+        assert [(n.state, n.outcome and (n.outcome.has_exit_code, n.outcome.exit_code, n.outcome.signal)) for n in pending] == [
+            ("killed", (False, None, "SIGSEGV")),
+            ("timed_out", (False, None, "SIGKILL")),
+        ]
+        found = client.wait_for_completion(loop.session_id, loop.loop_id, command_id=crashed["command_id"], timeout=30)
+        assert found.outcome is not None and found.outcome.signal == "SIGSEGV"
 
 
 class TestWaitForCompletion:

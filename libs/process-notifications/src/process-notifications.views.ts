@@ -121,6 +121,7 @@ function streamOutcome(outcome: LoopStreamOutcome): ProcessOutcome {
     hasExitCode: outcome.hasExitCode,
     exitCode: outcome.exitCode,
     diagnostic: outcome.diagnostic,
+    signal: outcome.signal,
     processStartedAt: outcome.processStartedAt,
     processFinishedAt: outcome.processFinishedAt,
   };

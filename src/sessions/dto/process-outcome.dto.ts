@@ -19,6 +19,14 @@ export class ProcessOutcomeDto implements ContractProcessOutcome {
   @ApiProperty({ type: 'string', nullable: true, description: 'null when the record carried none.' })
   readonly diagnostic: string | null;
 
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'SIGSEGV',
+    description: 'The POSIX signal that ended the command; null when the record named none.',
+  })
+  readonly signal: string | null;
+
   @ApiProperty({ type: 'string', nullable: true, description: 'RFC 3339, exactly as the supervisor sent it.' })
   readonly process_started_at: string | null;
 
@@ -32,6 +40,7 @@ export class ProcessOutcomeDto implements ContractProcessOutcome {
       has_exit_code: outcome.hasExitCode,
       exit_code: outcome.exitCode,
       diagnostic: outcome.diagnostic,
+      signal: outcome.signal,
       process_started_at: outcome.processStartedAt,
       process_finished_at: outcome.processFinishedAt,
     };

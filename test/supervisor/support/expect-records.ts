@@ -17,6 +17,8 @@ export interface ExpectedRun {
   readonly stopRequested?: string;
   /** Whether a `started` record is expected (not for a command that could not start). */
   readonly started?: boolean;
+  /** The signal the `completed` record names (issue 47); `null`: none. Unset: not checked. */
+  readonly signal?: string | null;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function expectRun(session: TestSession, expected: ExpectedRun): Pr
   } else {
     expect(completed).toMatchObject({ has_exit_code: true, exit_code: expected.exitCode });
   }
+  if (expected.signal !== undefined) expect(completed.signal ?? null).toBe(expected.signal);
   if (expected.stopRequested) {
     expect(lifecycle.find((r) => r.kind === 'stop_requested')!.payload).toMatchObject({ state: 'running', reason: expected.stopRequested });
   }

@@ -5,9 +5,14 @@ export interface Outcome {
   readonly has_exit_code: boolean;
   readonly exit_code: number | null;
   readonly diagnostic: string | null;
+  /** The signal that ended the command; absent from a server older than the field. */
+  readonly signal?: string | null;
 }
 
-/** `completed, exit code 0`; `lost: <diagnostic>`; or that no record has told it yet. */
+/**
+ * `completed, exit code 0`; `completed, signal SIGSEGV` (what ended it, not just `killed`);
+ * `lost: <diagnostic>`; or that no record has told it yet.
+ */
 export function OutcomeText(props: { outcome: Outcome | null | undefined }) {
   const outcome = props.outcome;
   if (!outcome) return <span class="none">not known yet</span>;
@@ -15,6 +20,7 @@ export function OutcomeText(props: { outcome: Outcome | null | undefined }) {
     <span>
       {outcome.kind}
       {outcome.has_exit_code && outcome.exit_code !== null ? `, exit code ${outcome.exit_code}` : ''}
+      {outcome.signal ? `, signal ${outcome.signal}` : ''}
       {outcome.diagnostic ? `: ${outcome.diagnostic}` : ''}
     </span>
   );

@@ -69,9 +69,19 @@ describe('LoopHistory', () => {
         state: 'exited',
         reason: 'exited',
         exitCode: 0,
+        signal: undefined,
         lastSequence: completed.sequence,
       },
       expect.objectContaining({ processHandle: 'lint', state: 'running', reason: 'terminated', exitCode: undefined }),
+    ]);
+  });
+
+  it('keeps the signal a completed record names (issue 47), not just its state', () => {
+    const history = new LoopHistory(LOOP);
+    history.add(record('started', {}, { process_handle: 'crash', state: 'running' }));
+    history.add(record('completed', {}, { process_handle: 'crash', state: 'killed', reason: 'killed', signal: 'SIGSEGV' }));
+    expect(history.lifecycles).toEqual([
+      expect.objectContaining({ processHandle: 'crash', state: 'killed', reason: 'killed', exitCode: undefined, signal: 'SIGSEGV' }),
     ]);
   });
 });

@@ -9,6 +9,8 @@ export interface HandleLifecycle {
   readonly state: string;
   readonly reason: string | undefined;
   readonly exitCode: number | undefined;
+  /** The signal that ended the process (`SIGSEGV`), as its `completed` record names it. */
+  readonly signal: string | undefined;
   readonly lastSequence: number;
 }
 
@@ -90,6 +92,7 @@ export class LoopHistory {
       state: String(payload.state ?? previous?.state ?? ''),
       reason: typeof payload.reason === 'string' ? payload.reason : undefined,
       exitCode: payload.has_exit_code === true && typeof payload.exit_code === 'number' ? payload.exit_code : previous?.exitCode,
+      signal: typeof payload.signal === 'string' ? payload.signal : previous?.signal,
       lastSequence: record.sequence,
     });
   }

@@ -315,7 +315,7 @@ function LifecycleTable(props: { history: LoopHistory; records: readonly Journal
             <th scope="col">Stop requested</th>
             <th scope="col">Completed or lost</th>
             <th scope="col">State/reason</th>
-            <th scope="col">Exit code</th>
+            <th scope="col">Exit code or signal</th>
           </tr>
         </thead>
         <tbody>
@@ -350,7 +350,7 @@ function LifecycleTable(props: { history: LoopHistory; records: readonly Journal
                 {handle.state}
                 {handle.reason ? `/${handle.reason}` : ''}
               </td>
-              <td>{handle.exitCode ?? <span class="none">none</span>}</td>
+              <td>{handle.exitCode ?? (handle.signal ? <code>{handle.signal}</code> : <span class="none">none</span>)}</td>
             </tr>
           ))}
         </tbody>
@@ -382,6 +382,7 @@ function recordSummary(record: JournalRecord): string {
   if (typeof payload.process_handle === 'string') parts.push(`handle ${payload.process_handle}`);
   if (typeof payload.state === 'string') parts.push(`${payload.state}${typeof payload.reason === 'string' ? `/${payload.reason}` : ''}`);
   if (payload.has_exit_code === true) parts.push(`exit code ${String(payload.exit_code)}`);
+  if (typeof payload.signal === 'string') parts.push(`signal ${payload.signal}`);
   if (record.payload === null) parts.push('payload dropped (retention)');
   return parts.join(', ');
 }

@@ -168,6 +168,10 @@ class ProcessOutcome:
     diagnostic: str | None
     process_started_at: str | None
     process_finished_at: str | None
+    #: The POSIX signal that ended the command (``"SIGSEGV"``); ``None`` when the record named
+    #: none (the command exited by itself, or a server older than the field). Last, with a
+    #: default, so code that builds an outcome by position keeps working.
+    signal: str | None = None
 
     @classmethod
     def from_json(cls, body: Json) -> ProcessOutcome:
@@ -179,6 +183,7 @@ class ProcessOutcome:
             diagnostic=body.get("diagnostic"),
             process_started_at=body.get("process_started_at"),
             process_finished_at=body.get("process_finished_at"),
+            signal=body.get("signal"),
         )
 
 

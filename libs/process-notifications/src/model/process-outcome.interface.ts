@@ -15,6 +15,8 @@ export interface ProcessOutcome {
   /** The exit code; `null` when the record carried none. */
   readonly exitCode: number | null;
   readonly diagnostic: string | null;
+  /** The POSIX signal that ended the command (`SIGSEGV`); `null` when the record named none. */
+  readonly signal: string | null;
   readonly processStartedAt: string | null;
   readonly processFinishedAt: string | null;
 }

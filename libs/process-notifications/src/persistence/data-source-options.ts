@@ -14,6 +14,7 @@ import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-se
 import { SessionClosing1765200000000 } from './migrations/1765200000000-session-closing.migration.js';
 import { Refusals1765200000700 } from './migrations/1765200000700-refusals.migration.js';
 import { LoopSequenceIndex1765300000000 } from './migrations/1765300000000-loop-sequence-index.migration.js';
+import { OutcomeSignal1765400000000 } from './migrations/1765400000000-outcome-signal.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -29,6 +30,7 @@ export const PN_MIGRATIONS = [
   SessionClosing1765200000000,
   Refusals1765200000700,
   LoopSequenceIndex1765300000000,
+  OutcomeSignal1765400000000,
 ];
 
 /**

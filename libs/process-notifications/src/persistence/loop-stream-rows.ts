@@ -78,7 +78,7 @@ export class LoopStreamRows {
     const select = `SELECT j.sequence, j.loop_id, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
         o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
         o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,
-        o.process_started_at AS o_started, o.process_finished_at AS o_finished,
+        o.signal AS o_signal, o.process_started_at AS o_started, o.process_finished_at AS o_finished,
         n.sequence AS n_sequence, n.loop_id AS n_loop_id, n.payload AS n_payload, c.sequence AS c_sequence
       FROM pn_journal j
       ${dialect.probeJoin(
@@ -177,6 +177,7 @@ function outcomeOf(row: Row): LoopStreamOutcome {
     hasExitCode: Boolean(row.o_has_exit_code),
     exitCode: row.o_exit_code === null ? null : Number(row.o_exit_code),
     diagnostic: row.o_diagnostic === null ? null : String(row.o_diagnostic),
+    signal: row.o_signal === null ? null : String(row.o_signal),
     processStartedAt: row.o_started === null ? null : String(row.o_started),
     processFinishedAt: row.o_finished === null ? null : String(row.o_finished),
   };

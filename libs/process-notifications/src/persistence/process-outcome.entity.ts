@@ -34,6 +34,10 @@ export class ProcessOutcomeEntity {
   @Column({ name: 'diagnostic', type: 'text', nullable: true })
   diagnostic: string | null;
 
+  /** The signal that ended the command (migration 1765400000000); null when the record named none. */
+  @Column({ name: 'signal', type: 'varchar', length: 16, nullable: true })
+  signal: string | null;
+
   @Column({ name: 'process_started_at', type: 'text', nullable: true })
   processStartedAt: string | null;
 

@@ -22,6 +22,7 @@ function outcomeOf(row: ProcessOutcomeEntity): ProcessOutcome {
     hasExitCode: Boolean(row.hasExitCode),
     exitCode: row.exitCode === null ? null : Number(row.exitCode),
     diagnostic: row.diagnostic,
+    signal: row.signal,
     processStartedAt: row.processStartedAt,
     processFinishedAt: row.processFinishedAt,
   };
@@ -58,6 +59,7 @@ export class ProcessOutcomes {
         hasExitCode: record.has_exit_code === true,
         exitCode: record.exit_code ?? null,
         diagnostic: record.diagnostic ?? null,
+        signal: record.signal ?? null,
         processStartedAt: record.process_started_at ?? null,
         processFinishedAt: record.process_finished_at ?? null,
       })

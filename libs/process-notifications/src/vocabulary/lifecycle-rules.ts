@@ -1,3 +1,4 @@
+import { SIGNAL_STATES } from 'process-notifications-contract';
 import { isTerminalPair, STOP_REASONS, type LifecycleKind, type ProcessState, type TerminalReason } from './process-vocabulary.js';
 
 /** What the shape rules of a lifecycle record look at (spec section 6). */
@@ -19,6 +20,8 @@ export interface LifecycleRule {
   shape(facts: LifecycleFacts): LifecycleShapeFault;
   /** Whether the record may carry a diagnostic. */
   diagnostic(state: ProcessState): boolean;
+  /** Whether the record may name the signal that ended the command (`signal`, issue 47). */
+  signal(state: ProcessState): boolean;
   /** Whether the kind's rules depend on its state (messages then name it). */
   readonly byState: boolean;
 }
@@ -28,6 +31,7 @@ const running: LifecycleRule = {
   shape: ({ started, finished, exitCode }) =>
     !started ? { requires: 'process_started_at' } : finished ? { forbids: 'process_finished_at' } : noExitCode(exitCode),
   diagnostic: () => false,
+  signal: () => false,
   byState: false,
 };
 
@@ -51,6 +55,7 @@ export const LIFECYCLE_RULES: Readonly<Record<LifecycleKind, LifecycleRule>> = {
       return finished ? { forbids: 'process_finished_at' } : noExitCode(exitCode);
     },
     diagnostic: () => false,
+    signal: () => false,
     byState: true,
   },
   completed: {
@@ -62,12 +67,15 @@ export const LIFECYCLE_RULES: Readonly<Record<LifecycleKind, LifecycleRule>> = {
       return noExitCode(exitCode);
     },
     diagnostic: (state) => state === 'failed',
+    // The ends a signal causes, the supervisor's timeout included.
+    signal: (state) => (SIGNAL_STATES as readonly ProcessState[]).includes(state),
     byState: true,
   },
   lost: {
     tuple: (state, reason) => state === 'lost_on_restore' && reason === 'lost_on_restore',
     shape: ({ finished, exitCode }) => (!finished ? { requires: 'process_finished_at' } : noExitCode(exitCode)),
     diagnostic: () => true,
+    signal: () => false,
     byState: false,
   },
 };

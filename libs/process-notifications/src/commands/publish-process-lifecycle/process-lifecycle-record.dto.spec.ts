@@ -392,7 +392,7 @@ describe('ProcessLifecycleRecordDto', () => {
       expect(failingField(lost({ event_id: id.toUpperCase(), command_id: id }))).toBe('command_id');
     });
 
-    it('is lower-cased like every UUID and journaled last, after reason', () => {
+    it('is lower-cased like every UUID and journaled right after reason', () => {
       const commandId = randomUUID();
       const dto = validateInput(
         ProcessLifecycleRecordDto,
@@ -402,7 +402,6 @@ describe('ProcessLifecycleRecordDto', () => {
       expect(dto.command_id).toBe(commandId);
       const properties = ProcessLifecycleRecordDto.schema.properties;
       expect(properties.indexOf('command_id')).toBe(properties.indexOf('reason') + 1);
-      expect(properties.at(-1)).toBe('command_id');
     });
 
     it('is checked after reason and before the tuple and the shape', () => {
@@ -434,6 +433,45 @@ describe('ProcessLifecycleRecordDto', () => {
       );
       expect(messageOf(exited({ event_id: id, command_id: id }))).toBe('command_id must differ from event_id');
       expect(messageOf(exited({ command_id: 'nope' }))).toBe('command_id must be a canonical, non-nil UUID');
+    });
+  });
+
+  describe('signal (section 6, issue 47)', () => {
+    const killed = (fields: Fields = {}): Fields => ({ ...shaped('completed', 'killed', 'killed'), ...fields });
+    const messageOf = (input: Fields): string => {
+      try {
+        validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, input);
+      } catch (error) {
+        if (error instanceof ValidationError) return error.message;
+        throw error;
+      }
+      throw new Error('the record was valid');
+    };
+
+    it('is journaled last, right after command_id, exactly as sent', () => {
+      const properties = ProcessLifecycleRecordDto.schema.properties;
+      expect(properties.indexOf('signal')).toBe(properties.indexOf('command_id') + 1);
+      expect(properties.at(-1)).toBe('signal');
+      const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, killed({ signal: 'SIGSEGV' }));
+      expect(dto.signal).toBe('SIGSEGV');
+    });
+
+    it('is allowed on completed in exactly the states a signal ends', () => {
+      const allowed = PROCESS_STATES.filter((state) =>
+        TERMINAL_REASONS.some(
+          (reason) =>
+            TUPLES.has(`completed/${state}/${reason}`) &&
+            failingField({ ...shaped('completed', state, reason), signal: 'SIGTERM' }) === null,
+        ),
+      );
+      expect(allowed).toEqual(['timed_out', 'interrupted', 'terminated', 'killed']);
+    });
+
+    it('says why it was refused', () => {
+      expect(messageOf(killed({ signal: 'segv' }))).toBe('signal must be SIG and 2 to 10 upper-case letters or digits');
+      expect(messageOf({ ...shaped('completed', 'exited', 'exited'), signal: 'SIGSEGV' })).toBe(
+        'signal is only allowed on completed records with state interrupted, terminated, killed, timed_out',
+      );
     });
   });
 

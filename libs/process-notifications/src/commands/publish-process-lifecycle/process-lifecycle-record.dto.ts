@@ -4,6 +4,7 @@ import { CanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
 import { LifecycleCommandId } from '../../validation/lifecycle-command-id.decorator.js';
 import { LifecycleDiagnostic } from '../../validation/lifecycle-diagnostic.decorator.js';
 import { LifecycleExitCode } from '../../validation/lifecycle-exit-code.decorator.js';
+import { LifecycleSignal } from '../../validation/lifecycle-signal.decorator.js';
 import { LifecycleTimestamp } from '../../validation/lifecycle-timestamp.decorator.js';
 import { ProcessHandle } from '../../validation/process-handle.decorator.js';
 import type { InputSchema } from '../../validation/validate-input.js';
@@ -108,6 +109,14 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
   @LifecycleCommandId()
   readonly command_id?: string;
 
+  /**
+   * The POSIX signal that ended the command (`SIGSEGV`, section 6): only on `completed` with state
+   * `interrupted`, `terminated`, `killed` or `timed_out`. Journaled, so part of the fingerprint.
+   */
+  @ValidateIf(present)
+  @LifecycleSignal()
+  readonly signal?: string;
+
   static readonly schema = {
     // Table order: the order of checks, and of the journaled payload. Typed by name, so the
     // canonical payload built from it is a ProcessLifecycleRecord.
@@ -127,6 +136,7 @@ export class ProcessLifecycleRecordDto implements ProcessLifecycleRecord {
       'exit_code',
       'reason',
       'command_id',
+      'signal',
     ] as const,
     fieldOf: { reason: 'state_reason' },
     checks: [
