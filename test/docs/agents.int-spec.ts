@@ -30,7 +30,7 @@ describe('the agents page', () => {
     data.remove();
   });
 
-  it('the shell recipe exits with make test’s status; the MCP configuration starts a command and waits for it', async () => {
+  it('the shell recipe exits with make test’s status (2); the MCP configuration starts a command and waits for it', async () => {
     const packages = join(scratch, 'pn-packages');
     packAsDocumented(packages);
     const project = join(scratch, 'my-project');
@@ -61,9 +61,10 @@ describe('the agents page', () => {
     } catch (error) {
       throw new Error(`the recipe failed: ${String((error as { stderr?: string }).stderr ?? error)}`);
     }
+    // make exits 2 when a recipe fails (its recipe here exits 3): pn wait exits with make's status.
     const [waited, status] = output.trim().split('\n');
-    expect(waited).toMatch(/^[0-9a-f-]{36} exited exit_code=3 signal=-$/);
-    expect(status).toBe('3');
+    expect(waited).toMatch(/^[0-9a-f-]{36} exited exit_code=2 signal=-$/);
+    expect(status).toBe('2');
 
     // The session and loop the recipe opened hold what it says.
     const admin = new ProcessNotificationsClient({ baseUrl: server.url, token: SERVER_ADMIN_TOKEN });
@@ -93,7 +94,7 @@ describe('the agents page', () => {
       const started = await host.call('start_command', { argv: ['make', 'test'] });
       expect(started.isError).toBe(false);
       const waitedByTool = await host.call('wait_for_completion', { command_id: started.structured!.command_id, timeout_s: 120 });
-      expect(waitedByTool.structured).toMatchObject({ done: true, notification: { state: 'exited', outcome: { exit_code: 3 } } });
+      expect(waitedByTool.structured).toMatchObject({ done: true, notification: { state: 'exited', outcome: { exit_code: 2 } } });
     } finally {
       await host.close();
     }

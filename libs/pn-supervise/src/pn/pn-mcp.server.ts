@@ -3,10 +3,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { resolve } from 'node:path';
-import { TimeoutError } from 'process-notifications-client';
+import { MAX_CONSUME_BATCH, TimeoutError } from 'process-notifications-client';
 import { z } from 'zod';
 import type { PnConnection } from './pn-connection.js';
-import { MAX_CONSUME_IDS } from './pn-options.parser.js';
 import { SupervisorLauncher } from './supervisor.launcher.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -140,7 +139,7 @@ export class PnMcpServer {
       'consume',
       {
         description: 'Consumes completions the agent has dealt with, freeing their place in the loop.',
-        inputSchema: { command_ids: z.array(commandId).min(1).max(MAX_CONSUME_IDS) },
+        inputSchema: { command_ids: z.array(commandId).min(1).max(MAX_CONSUME_BATCH) },
         outputSchema: { consumed: z.array(z.string()), already: z.array(z.string()), unknown: z.array(z.string()) },
       },
       ({ command_ids }) =>

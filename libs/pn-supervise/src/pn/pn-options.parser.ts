@@ -1,4 +1,4 @@
-import { LOOP_ENGINES, type LoopEngine } from 'process-notifications-client';
+import { LOOP_ENGINES, MAX_CONSUME_BATCH, type LoopEngine } from 'process-notifications-client';
 import type { PnCommand, PnCommandLine, PnConnectionOptions } from './pn-command-line.interface.js';
 import { PnError } from './pn.error.js';
 
@@ -44,8 +44,6 @@ type ConnectionOption = keyof typeof CONNECTION_OPTIONS;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** pn-supervise options `pn run` sets itself or relies on: the command id it allocates, the ids line it reads. */
 const RUN_OWN_OPTIONS = ['--command-id', '--no-ids'];
-/** The most commands `pn consume` takes at once (the API's batch). */
-export const MAX_CONSUME_IDS = 256;
 
 /** Options and operands of a subcommand, connection options taken out. */
 interface Scanned {
@@ -130,7 +128,7 @@ export class PnOptionsParser {
         return { kind: 'pending', json: PnOptionsParser.scan('pending', more, [], ['--json'], 0).flags.has('--json') };
       case 'consume': {
         const { operands } = PnOptionsParser.scan('consume', more, [], [], 'some');
-        if (operands.length > MAX_CONSUME_IDS) throw new PnError('usage', `pn consume takes at most ${MAX_CONSUME_IDS} command ids`);
+        if (operands.length > MAX_CONSUME_BATCH) throw new PnError('usage', `pn consume takes at most ${MAX_CONSUME_BATCH} command ids`);
         return { kind: 'consume', commandIds: operands.map((id) => PnOptionsParser.uuid('COMMAND_ID', id)) };
       }
       case 'watch': {
