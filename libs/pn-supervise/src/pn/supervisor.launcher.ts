@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_ANSWER_STATUS } from '../supervisor.js';
 import { PnError } from './pn.error.js';
 
 /** The supervisor's CLI, beside this one in the package. */
@@ -10,8 +11,6 @@ const SUPERVISOR_MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 /** pn-supervise's own default, resolved where `pn` runs. */
 const DEFAULT_STATE_DIR = './.pn-supervisor';
 const POLL_MS = 50;
-// The supervisor's status when the server did not answer its check (pn-supervise's NO_ANSWER_STATUS).
-const NO_ANSWER_STATUS = 69;
 
 /** What to run in the background. */
 export interface LaunchRequest {
