@@ -132,8 +132,6 @@ export interface ProcessOutcome {
   readonly diagnostic: string | null;
   readonly process_started_at: string | null;
   readonly process_finished_at: string | null;
-  /** The signal that ended the command (spec section 16), e.g. `SIGSEGV`; null or absent otherwise. */
-  readonly signal?: string | null;
 }
 
 /** A notification in a loop's pending set, with its journal sequence and its outcome once known. */

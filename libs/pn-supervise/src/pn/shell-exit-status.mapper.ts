@@ -43,9 +43,12 @@ export class ShellExitStatusMapper {
     }
   }
 
-  /** The signal that ended the command, from the outcome (section 16); a server older than the field sends none. */
+  /**
+   * The signal that ended the command, from the outcome (section 16). Read as an optional field:
+   * a server (or contract package) older than `signal` has none.
+   */
   static signalOf(notification: PendingNotification): string | null {
-    const signal = notification.outcome?.signal;
+    const signal = (notification.outcome as { readonly signal?: unknown } | null)?.signal;
     return typeof signal === 'string' && signal !== '' ? signal : null;
   }
 }
