@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { tempDir } from '../durability/support/temp-dir.js';
-import type { ServerProcess } from '../support/server-process.js';
+import { SERVER_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
 import { TestSession } from '../supervisor/support/api.js';
 import { SupervisorProcess } from '../supervisor/support/supervisor-process.js';
 import { eventually, freePort, startServer } from '../supervisor/support/test-helpers.js';
@@ -110,6 +110,26 @@ describe('pn: run in the background, wait with the command’s exit status', () 
     expect(ran.stderr).toMatch(/unauthorized/);
     expect(existsSync(marker)).toBe(false);
     expect(await session.processRecords()).toEqual([]);
+  });
+
+  it('pn session open and pn loop open: export lines for eval, the API’s answer with --json; no admin token: 2', async () => {
+    const env = { PN_SERVER_URL: server.url, PN_ADMIN_TOKEN: SERVER_ADMIN_TOKEN };
+    const opened = await PnProcess.run(['session', 'open'], { env });
+    expect(opened.status).toBe(0);
+    expect(opened.stdout).toMatch(/^export PN_SERVER_URL='[^']+'\nexport PN_SESSION_ID='[0-9a-f-]{36}'\nexport PN_TOKEN='[^']+'\n$/);
+    const exported = Object.fromEntries([...opened.stdout.matchAll(/^export (\w+)='([^']*)'$/gm)].map((match) => [match[1]!, match[2]!]));
+    const loop = await PnProcess.run(['loop', 'open', '--json'], { env: exported });
+    expect(loop.status).toBe(0);
+    expect(JSON.parse(loop.stdout)).toMatchObject({ engine: 'native', state: 'running', loop_id: expect.any(String) });
+    const session = await PnProcess.run(['session', 'open', '--json'], { env });
+    expect(JSON.parse(session.stdout)).toEqual({ session_id: expect.any(String), token: expect.any(String) });
+    const noAdmin = await PnProcess.run(['session', 'open'], { env: { PN_SERVER_URL: server.url } });
+    expect(noAdmin).toMatchObject({ status: 2, stdout: '', stderr: 'pn: missing --admin-token (or PN_ADMIN_TOKEN)\n' });
+  });
+
+  it('pn mcp without its loop: 2, one line, before serving', async () => {
+    const mcp = await PnProcess.run(['mcp'], { env: { PN_SERVER_URL: server.url, PN_TOKEN: 't' } });
+    expect(mcp).toMatchObject({ status: 2, stdout: '', stderr: 'pn: missing --session (or PN_SESSION_ID)\n' });
   });
 
   it('a usage error: 2, one line and the hint', async () => {
