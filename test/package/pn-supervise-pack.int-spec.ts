@@ -35,7 +35,14 @@ describe('pn-supervise, installed from its tarball into a scratch project', () =
     const client = pack('./libs/process-notifications-client');
     const supervisor = pack('./libs/pn-supervise');
     const listing = run('tar', ['-tzf', join(project, supervisor)], project).split('\n');
-    expect(listing).toEqual(expect.arrayContaining(['package/dist/main.js', 'package/dist/watchdog-main.js', 'package/package.json']));
+    expect(listing).toEqual(
+      expect.arrayContaining([
+        'package/dist/main.js',
+        'package/dist/watchdog-main.js',
+        'package/dist/pn/pn-main.js',
+        'package/package.json',
+      ]),
+    );
     expect(listing.filter((file) => /spec|\.ts$/.test(file))).toEqual([]);
 
     writeFileSync(
@@ -72,5 +79,24 @@ describe('pn-supervise, installed from its tarball into a scratch project', () =
     expect(records.at(-1)!.idempotency_id).toBe(commandId);
     // The default state directory, where it ran: delivered, so empty.
     expect(readdirSync(join(work, '.pn-supervisor'))).toEqual([]);
+
+    // The package's second bin, pn (spec section 16), with its MCP SDK dependency installed beside it.
+    expect(run('npx', ['pn', '--help'], work)).toMatch(/^Usage: pn /);
+    const env = {
+      ...process.env,
+      PN_SERVER_URL: server.url,
+      PN_TOKEN: session.token,
+      PN_SESSION_ID: session.sessionId,
+      PN_LOOP_ID: session.loopId,
+    };
+    const started = execFileSync('npx', ['pn', 'run', '--', 'sh', '-c', 'exit 5'], { cwd: work, env, encoding: 'utf8' });
+    const pnCommandId = /^command_id=(\S+)$/m.exec(started)![1]!;
+    const waited = await new Promise<{ status: number | null; stdout: string }>((done) => {
+      const child = execFile('npx', ['pn', 'wait', pnCommandId, '--timeout', '60'], { cwd: work, env, encoding: 'utf8' });
+      let stdout = '';
+      child.stdout!.on('data', (chunk: string) => (stdout += chunk));
+      child.once('close', (status) => done({ status, stdout }));
+    });
+    expect(waited).toEqual({ status: 5, stdout: `${pnCommandId} exited exit_code=5 signal=-\n` });
   }, 240_000);
 });
