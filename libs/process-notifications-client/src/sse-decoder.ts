@@ -40,7 +40,6 @@ export class SseDecoder {
     this.pendingCr = false;
     this.buffer += chunk;
     this.bufferBytes += utf8Length(chunk);
-    let tookLines = false;
     const events: ServerSentEvent[] = [];
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.buffer);
@@ -51,12 +50,10 @@ export class SseDecoder {
       }
       const line = this.buffer.slice(0, match.index);
       this.buffer = this.buffer.slice(match.index + match[0].length);
-      tookLines = true;
+      this.bufferBytes -= utf8Length(line) + match[0].length;
       const event = this.line(line);
       if (event) events.push(event);
     }
-    // What is left after a line end is part of this chunk: measuring it again stays linear.
-    if (tookLines) this.bufferBytes = utf8Length(this.buffer);
     this.check();
     return events;
   }
@@ -81,7 +78,8 @@ export class SseDecoder {
     if (field === 'data') {
       this.data.push(value);
       this.dataBytes += utf8Length(value) + 1;
-      this.check();
+      // The rest of the chunk is not this event's yet: the line not ended is checked at the end.
+      if (this.dataBytes > this.maxEventBytes) this.check();
     } else if (field === 'event') this.eventType = value;
     else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
     return undefined;
