@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import json
+import socket
+import threading
 from types import TracebackType
 from typing import Any, Generator, Mapping, Sequence, TypeVar
 
 import httpx
 
 from ._base import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    _now,
     STREAM_SLACK,
     STREAM_SLACK_SHARE,
     TRANSPORT_ERRORS,
@@ -23,7 +26,8 @@ from ._base import (
     target_name,
     wait_timeout,
 )
-from .errors import CompletionTimeoutError, NetworkError, ProblemError
+from .sse import DEFAULT_MAX_EVENT_BYTES
+from .errors import BadAnswerError, CompletionTimeoutError, NetworkError, ProblemError, parse_json
 from .models import (
     ClosedSession,
     CompletionDelivery,
@@ -44,6 +48,41 @@ from .sse import ServerSentEvent, SseDecoder
 from .tracker import CompletionTracker, LoopEvent
 
 T = TypeVar("T")
+
+
+class _Watchdog:
+    """Cuts a response's connection (shuts its socket down) once ``seconds`` have passed, unless
+    cancelled first: a sync read cannot be bounded by the time left otherwise (httpx bounds each
+    read by the timeout the request began with)."""
+
+    def __init__(self, response: httpx.Response, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._done = False
+        self.expired = False
+        """Whether it cut the connection: what was read then is not the whole answer."""
+        stream = response.extensions.get("network_stream")
+        self._socket: socket.socket | None = None if stream is None else stream.get_extra_info("socket")
+        self._timer: threading.Timer | None = None
+        if self._socket is not None:
+            self._timer = threading.Timer(max(0.0, seconds), self._expire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done or self._socket is None:
+                return
+            self.expired = True
+            try:
+                self._socket.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # Closed meanwhile: nothing to cut.
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._done = True
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 class Client(BaseClient):
@@ -71,14 +110,24 @@ class Client(BaseClient):
         retry: RetryPolicy | None = None,
         request_timeout: float = 30.0,
         on_retry: OnRetry | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
-        super().__init__(base_url, token, retry=retry, request_timeout=request_timeout, on_retry=on_retry)
+        super().__init__(
+            base_url,
+            token,
+            retry=retry,
+            request_timeout=request_timeout,
+            on_retry=on_retry,
+            max_answer_bytes=max_answer_bytes,
+            max_event_bytes=max_event_bytes,
+        )
         self._http = httpx.Client()
 
     def with_token(self, token: str) -> Client:
         """A client with the same settings and another bearer token (close it too)."""
         return Client(
-            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry
+            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry, **self._limits()
         )
 
     def close(self) -> None:
@@ -324,15 +373,17 @@ class Client(BaseClient):
             try:
                 # No attempt outlives the deadline either.
                 timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
+                # The whole exchange, not each read: a server trickling bytes holds it no longer.
+                ends = _now() + timeout
+                url = self._url(call.path)
                 try:
-                    response = self._http.request(
-                        call.method, self._url(call.path), content=call.body, headers=headers, timeout=timeout
-                    )
+                    with self._http.stream(call.method, url, content=call.body, headers=headers, timeout=timeout) as response:
+                        text = self._read(response, ends)
                 except TRANSPORT_ERRORS as error:
-                    raise self._network_error(error) from error
+                    raise (self._late() if _now() >= ends else self._network_error(error)) from error
                 if not response.is_success:
-                    raise self._problem(response, response.text)
-                return call.parse(response.json())
+                    raise self._problem(response, text)
+                return call.parse(parse_json(text, "answer_not_json", f"the answer of {call.method} {url}"))
             except (ProblemError, NetworkError) as error:
                 if policy is None or not policy.should_retry(error, attempt):
                     raise
@@ -341,6 +392,35 @@ class Client(BaseClient):
                     raise
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 policy.sleep(delay)
+
+    def _read(self, response: httpx.Response, ends: float) -> str:
+        """The answer's whole body as text: at most ``max_answer_bytes``, by ``ends`` (on
+        :func:`_now`'s clock), else :class:`BadAnswerError` or :class:`NetworkError`."""
+        self._declared_too_large(response)
+        # Each read of the body waits up to the whole timeout: past ``ends`` the watchdog cuts
+        # the connection, so a read blocked then returns at once.
+        watchdog = _Watchdog(response, ends - _now())
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                self._took_chunk(response, size, ends)
+                chunks.append(chunk)
+        finally:
+            watchdog.cancel()
+        # A body that ends with the connection ends early when the watchdog cuts it: not an answer.
+        if watchdog.expired:
+            raise self._late()
+        return b"".join(chunks).decode("utf-8", "replace")
+
+    def _error_text(self, response: httpx.Response) -> str:
+        """An error answer of a stream, bounded as every answer is; one too large to read is
+        judged by its status alone."""
+        try:
+            return self._read(response, _now() + self.request_timeout)
+        except BadAnswerError:
+            return ""
 
     # -- the loop's side: the only place that knows which route completions() reads --------------
 
@@ -373,7 +453,7 @@ class Client(BaseClient):
         events = self._stream(Calls.events_path(session_id), "events", last_event_id, policy, until, on_retry)
         try:
             for event in events:
-                yield JournalRecord.from_json(json.loads(event.data))
+                yield JournalRecord.from_json(parse_json(event.data, "event_not_json", "an event of the session stream"))
         finally:
             events.close()
 
@@ -401,8 +481,8 @@ class Client(BaseClient):
                 try:
                     with self._http.stream("GET", self._url(path), headers=headers, timeout=timeout) as response:
                         if not response.is_success:
-                            raise self._problem(response, response.read().decode("utf-8", "replace"))
-                        decoder = SseDecoder()
+                            raise self._problem(response, self._error_text(response))
+                        decoder = SseDecoder(self.max_event_bytes)
                         for text in response.iter_text():
                             for event in decoder.push(text):
                                 if event.id is not None:
