@@ -221,10 +221,10 @@ class BaseClient:
 
     def _took_chunk(self, response: httpx.Response, size: int, until: float) -> None:
         """After a chunk of the body: fails the answer once past ``max_answer_bytes`` (``size``,
-        all read so far) or past its time (``until``, on the clock of :meth:`_now`)."""
+        all read so far) or past its time (``until``, on the clock of :func:`attempt_clock`)."""
         if size > self.max_answer_bytes:
             raise BadAnswerError.answer_too_large(str(response.url), self.max_answer_bytes)
-        if _now() >= until:
+        if attempt_clock() >= until:
             raise self._late()
 
     def _late(self) -> NetworkError:
@@ -256,7 +256,7 @@ class BaseClient:
             on_retry(notice)
 
 
-def _now() -> float:
+def attempt_clock() -> float:
     # The clock of one attempt's bound: monotonic, not the policy's (a test's policy may fake it).
     return time.monotonic()
 

@@ -11,7 +11,7 @@ import httpx
 
 from ._base import (
     DEFAULT_MAX_ANSWER_BYTES,
-    _now,
+    attempt_clock,
     STREAM_SLACK,
     STREAM_SLACK_SHARE,
     TRANSPORT_ERRORS,
@@ -374,13 +374,13 @@ class Client(BaseClient):
                 # No attempt outlives the deadline either.
                 timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
                 # The whole exchange, not each read: a server trickling bytes holds it no longer.
-                ends = _now() + timeout
+                ends = attempt_clock() + timeout
                 url = self._url(call.path)
                 try:
                     with self._http.stream(call.method, url, content=call.body, headers=headers, timeout=timeout) as response:
                         text = self._read(response, ends)
                 except TRANSPORT_ERRORS as error:
-                    raise (self._late() if _now() >= ends else self._network_error(error)) from error
+                    raise (self._late() if attempt_clock() >= ends else self._network_error(error)) from error
                 if not response.is_success:
                     raise self._problem(response, text)
                 return call.parse(parse_json(text, "answer_not_json", f"the answer of {call.method} {url}"))
@@ -395,11 +395,11 @@ class Client(BaseClient):
 
     def _read(self, response: httpx.Response, ends: float) -> str:
         """The answer's whole body as text: at most ``max_answer_bytes``, by ``ends`` (on
-        :func:`_now`'s clock), else :class:`BadAnswerError` or :class:`NetworkError`."""
+        :func:`attempt_clock`'s clock), else :class:`BadAnswerError` or :class:`NetworkError`."""
         self._declared_too_large(response)
         # Each read of the body waits up to the whole timeout: past ``ends`` the watchdog cuts
         # the connection, so a read blocked then returns at once.
-        watchdog = _Watchdog(response, ends - _now())
+        watchdog = _Watchdog(response, ends - attempt_clock())
         chunks: list[bytes] = []
         size = 0
         try:
@@ -418,7 +418,7 @@ class Client(BaseClient):
         """An error answer of a stream, bounded as every answer is; one too large to read is
         judged by its status alone."""
         try:
-            return self._read(response, _now() + self.request_timeout)
+            return self._read(response, attempt_clock() + self.request_timeout)
         except BadAnswerError:
             return ""
 
