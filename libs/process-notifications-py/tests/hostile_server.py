@@ -14,7 +14,8 @@ from typing import Literal
 HostileAnswer = Literal[
     "endless",  # 200 and a JSON-looking body that never ends
     "trickle",  # 200 and one byte of body every TRICKLE seconds, for ever
-    "trickle-then-silence",  # 200, one byte every TRICKLE seconds for SILENCE_AFTER seconds, then nothing
+    "trickle-then-silence",
+    "trickle-headers",  # the status line and headers, one byte every TRICKLE seconds, for ever  # 200, one byte every TRICKLE seconds for SILENCE_AFTER seconds, then nothing
     "not-json",  # 200 and <html>
     "endless-line",  # an event stream whose one data line never ends
     "endless-event",  # an event stream of data lines never ended by a blank line
@@ -70,6 +71,11 @@ class HostileServer:
                     self.sent[answer] += 1
                     time.sleep(TRICKLE)
                 connection.recv(1)  # silent until the client goes
+            elif answer == "trickle-headers":
+                for byte in b"HTTP/1.1 200 OK\r\nX-Padding: " + b"x" * 1_000_000:
+                    connection.sendall(bytes([byte]))
+                    self.sent[answer] += 1
+                    time.sleep(TRICKLE)
             elif answer == "not-json":
                 connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n<html>")
             elif answer == "endless-line":

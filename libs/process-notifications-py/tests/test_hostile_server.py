@@ -89,6 +89,24 @@ async def test_the_request_timeout_bounds_the_whole_answer_async(hostile: Hostil
         assert time.monotonic() - started < TIMEOUT + MARGIN
 
 
+def test_the_request_timeout_bounds_the_status_line_and_headers_too(hostile: HostileServer) -> None:
+    # A new connection: the watchdog learns its socket before any byte of the answer.
+    with client(hostile, "trickle-headers", request_timeout=TIMEOUT) as c:
+        started = time.monotonic()
+        with pytest.raises(NetworkError):
+            c.health()
+        assert time.monotonic() - started < TIMEOUT + MARGIN
+
+
+@pytest.mark.asyncio
+async def test_the_request_timeout_bounds_the_status_line_and_headers_too_async(hostile: HostileServer) -> None:
+    async with aclient(hostile, "trickle-headers", request_timeout=TIMEOUT) as c:
+        started = time.monotonic()
+        with pytest.raises(NetworkError):
+            await c.health()
+        assert time.monotonic() - started < TIMEOUT + MARGIN
+
+
 def test_the_request_timeout_holds_when_the_server_goes_silent_mid_answer(hostile: HostileServer) -> None:
     # Each read of a sync answer may wait the whole timeout: once the server went silent just
     # before the timeout, only cutting the connection at the timeout ends the call in time.

@@ -51,38 +51,63 @@ T = TypeVar("T")
 
 
 class _Watchdog:
-    """Cuts a response's connection (shuts its socket down) once ``seconds`` have passed, unless
-    cancelled first: a sync read cannot be bounded by the time left otherwise (httpx bounds each
-    read by the timeout the request began with)."""
+    """Cuts an attempt's connection (shuts its socket down) once ``seconds`` have passed, unless
+    cancelled first: httpx bounds each sync read by the timeout the request began with, not by
+    the time left, so a server sending a byte now and then would hold the call for ever.
 
-    def __init__(self, response: httpx.Response, seconds: float) -> None:
+    It learns the socket from the ``trace`` extension when the attempt opens a connection (so the
+    status line and headers are bounded too), and from the answer's ``network_stream`` extension
+    (a pooled connection's, whose status line and headers are bounded by each read's timeout)."""
+
+    def __init__(self, seconds: float) -> None:
         self._lock = threading.Lock()
         self._done = False
+        self._socket: socket.socket | None = None
         self.expired = False
-        """Whether it cut the connection: what was read then is not the whole answer."""
-        stream = response.extensions.get("network_stream")
-        self._socket: socket.socket | None = None if stream is None else stream.get_extra_info("socket")
-        self._timer: threading.Timer | None = None
-        if self._socket is not None:
-            self._timer = threading.Timer(max(0.0, seconds), self._expire)
-            self._timer.daemon = True
-            self._timer.start()
+        """Whether the time ran out: what was read then is not the whole answer."""
+        self._timer = threading.Timer(max(0.0, seconds), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` extension: a new connection (TCP, then TLS over it) is watched."""
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            self._watch(info.get("return_value"))
+
+    def watch(self, response: httpx.Response) -> None:
+        """Watches the connection the answer came on."""
+        self._watch(response.extensions.get("network_stream"))
+
+    def _watch(self, stream: Any) -> None:
+        found = None if stream is None else stream.get_extra_info("socket")
+        if not isinstance(found, socket.socket):
+            return
+        with self._lock:
+            self._socket = found
+        if self.expired:
+            self._cut()
 
     def _expire(self) -> None:
         with self._lock:
-            if self._done or self._socket is None:
+            if self._done:
                 return
             self.expired = True
+        self._cut()
+
+    def _cut(self) -> None:
+        with self._lock:
+            if self._done or self._socket is None:
+                return
             try:
                 self._socket.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass  # Closed meanwhile: nothing to cut.
 
     def cancel(self) -> None:
+        """The attempt ended: the connection is left as it is (back in the pool, if whole)."""
         with self._lock:
             self._done = True
-        if self._timer is not None:
-            self._timer.cancel()
+        self._timer.cancel()
 
 
 class Client(BaseClient):
@@ -376,11 +401,22 @@ class Client(BaseClient):
                 # The whole exchange, not each read: a server trickling bytes holds it no longer.
                 ends = attempt_clock() + timeout
                 url = self._url(call.path)
+                watchdog = _Watchdog(timeout)
                 try:
-                    with self._http.stream(call.method, url, content=call.body, headers=headers, timeout=timeout) as response:
-                        text = self._read(response, ends)
+                    with self._http.stream(
+                        call.method,
+                        url,
+                        content=call.body,
+                        headers=headers,
+                        timeout=timeout,
+                        extensions={"trace": watchdog.trace},
+                    ) as response:
+                        text = self._read(response, ends, watchdog)
                 except TRANSPORT_ERRORS as error:
-                    raise (self._late() if attempt_clock() >= ends else self._network_error(error)) from error
+                    late = watchdog.expired or attempt_clock() >= ends
+                    raise (self._late() if late else self._network_error(error)) from error
+                finally:
+                    watchdog.cancel()
                 if not response.is_success:
                     raise self._problem(response, text)
                 return call.parse(parse_json(text, "answer_not_json", f"the answer of {call.method} {url}"))
@@ -393,34 +429,33 @@ class Client(BaseClient):
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 policy.sleep(delay)
 
-    def _read(self, response: httpx.Response, ends: float) -> str:
+    def _read(self, response: httpx.Response, ends: float, watchdog: _Watchdog) -> str:
         """The answer's whole body as text: at most ``max_answer_bytes``, by ``ends`` (on
-        :func:`attempt_clock`'s clock), else :class:`BadAnswerError` or :class:`NetworkError`."""
+        :func:`attempt_clock`'s clock), else :class:`BadAnswerError` or :class:`NetworkError`.
+        ``watchdog`` cuts the connection at ``ends``, so a read blocked then returns at once."""
+        watchdog.watch(response)
         self._declared_too_large(response)
-        # Each read of the body waits up to the whole timeout: past ``ends`` the watchdog cuts
-        # the connection, so a read blocked then returns at once.
-        watchdog = _Watchdog(response, ends - attempt_clock())
         chunks: list[bytes] = []
         size = 0
-        try:
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                self._took_chunk(response, size, ends)
-                chunks.append(chunk)
-        finally:
-            watchdog.cancel()
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            self._took_chunk(response, size, ends)
+            chunks.append(chunk)
         # A body that ends with the connection ends early when the watchdog cuts it: not an answer.
         if watchdog.expired:
             raise self._late()
         return b"".join(chunks).decode("utf-8", "replace")
 
     def _error_text(self, response: httpx.Response) -> str:
-        """An error answer of a stream, bounded as every answer is; one too large to read is
-        judged by its status alone."""
+        """An error answer of a stream, bounded as every answer is; one too large (or too slow)
+        to read is judged by its status alone."""
+        watchdog = _Watchdog(self.request_timeout)
         try:
-            return self._read(response, attempt_clock() + self.request_timeout)
-        except BadAnswerError:
+            return self._read(response, attempt_clock() + self.request_timeout, watchdog)
+        except (BadAnswerError, NetworkError):
             return ""
+        finally:
+            watchdog.cancel()
 
     # -- the loop's side: the only place that knows which route completions() reads --------------
 
