@@ -113,7 +113,31 @@ describe('a client against a hostile server', () => {
     }
   });
 
+  it('cannot be held past requestTimeoutMs by a custom transport that never answers', async () => {
+    const started = Date.now();
+    const error = await new ProcessNotificationsClient({
+      baseUrl: hostile.url,
+      transport: () => new Promise(() => undefined),
+      requestTimeoutMs: TIMEOUT_MS,
+    })
+      .health()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+  });
+
   describe('the event streams', () => {
+    it('read no more than maxAnswerBytes of an endless error answer, and judge it by its status', async () => {
+      const error = await (async () => {
+        for await (const _ of client('endless-error').events('s', { reconnect: false })) {
+          // An error answer: no event.
+        }
+      })().catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'ProblemError', status: 500, code: 'http_500' });
+      await new Promise((settled) => setTimeout(settled, 100));
+      expect(hostile.sent.get('endless-error')).toBeLessThan(MAX_ANSWER + SOCKET_BUFFERS);
+    });
+
     it.each<HostileAnswer>(['endless-line', 'endless-event'])(
       'end with event_too_large on an event that never ends (%s), having read no more than maxEventBytes',
       async (answer) => {

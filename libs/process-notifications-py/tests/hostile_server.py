@@ -16,6 +16,7 @@ HostileAnswer = Literal[
     "trickle",  # 200 and one byte of body every TRICKLE seconds, for ever
     "trickle-then-silence",
     "trickle-headers",  # the status line and headers, one byte every TRICKLE seconds, for ever  # 200, one byte every TRICKLE seconds for SILENCE_AFTER seconds, then nothing
+    "endless-error",  # 500 and a body that never ends
     "not-json",  # 200 and <html>
     "endless-line",  # an event stream whose one data line never ends
     "endless-event",  # an event stream of data lines never ended by a blank line
@@ -63,6 +64,8 @@ class HostileServer:
         try:
             if answer == "endless":
                 self._pump(connection, answer, json_head + b'{"status":"', _CHUNK)
+            elif answer == "endless-error":
+                self._pump(connection, answer, b"HTTP/1.1 500 Internal Server Error\r\n\r\n", _CHUNK)
             elif answer in ("trickle", "trickle-then-silence"):
                 connection.sendall(json_head)
                 started = time.monotonic()

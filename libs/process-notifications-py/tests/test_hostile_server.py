@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 
 from hostile_server import SILENCE_AFTER, TRICKLE, HostileAnswer, HostileServer
-from process_notifications import AsyncClient, BadAnswerError, Client, NetworkError, RetryPolicy
+from process_notifications import AsyncClient, BadAnswerError, Client, NetworkError, ProblemError, RetryPolicy
 
 MAX_ANSWER = 1024 * 1024
 MAX_EVENT = 64 * 1024
@@ -138,6 +138,26 @@ async def test_an_event_that_never_ends_fails_past_max_event_bytes_async(hostile
                 pass
     assert failure.value.code == "event_too_large"
     assert read_by_client(hostile, answer, before) < MAX_EVENT + SOCKET_BUFFERS
+
+
+def test_an_endless_error_answer_of_a_stream_is_judged_by_its_status(hostile: HostileServer) -> None:
+    before = hostile.sent["endless-error"]
+    with client(hostile, "endless-error") as c, pytest.raises(ProblemError) as failure:
+        for _ in c.events("s", retry=False):
+            pass
+    assert (failure.value.status, failure.value.code) == (500, "http_500")
+    assert read_by_client(hostile, "endless-error", before) < MAX_ANSWER + SOCKET_BUFFERS
+
+
+@pytest.mark.asyncio
+async def test_an_endless_error_answer_of_a_stream_is_judged_by_its_status_async(hostile: HostileServer) -> None:
+    before = hostile.sent["endless-error"]
+    async with aclient(hostile, "endless-error") as c:
+        with pytest.raises(ProblemError) as failure:
+            async for _ in c.events("s", retry=False):
+                pass
+    assert (failure.value.status, failure.value.code) == (500, "http_500")
+    assert read_by_client(hostile, "endless-error", before) < MAX_ANSWER + SOCKET_BUFFERS
 
 
 def test_an_answer_or_event_that_is_not_json(hostile: HostileServer) -> None:

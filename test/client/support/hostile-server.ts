@@ -7,6 +7,8 @@ export type HostileAnswer =
   | 'endless'
   /** 200 and one byte of a JSON-looking body every `TRICKLE_MS`, for ever. */
   | 'trickle'
+  /** 500 and a body that never ends. */
+  | 'endless-error'
   /** 200 and `<html>`: not JSON. */
   | 'not-json'
   /** An event stream whose one `data:` line never ends. */
@@ -74,6 +76,9 @@ export class HostileServer {
       case 'endless':
         response.writeHead(200, { 'Content-Type': 'application/json' });
         response.write('{"status":"');
+        return this.pump(answer, response, CHUNK);
+      case 'endless-error':
+        response.writeHead(500, { 'Content-Type': 'text/html' });
         return this.pump(answer, response, CHUNK);
       case 'trickle': {
         response.writeHead(200, { 'Content-Type': 'application/json' });
