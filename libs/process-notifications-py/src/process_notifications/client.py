@@ -113,10 +113,13 @@ class _Watchdog:
 class Client(BaseClient):
     """A typed, synchronous client of the process notifications REST API (v1), on ``httpx``.
 
-    ``Client(base_url, token=None, *, retry=None, request_timeout=30.0, on_retry=None)``:
-    ``token`` is a session's token or the admin token; ``retry`` the :class:`RetryPolicy` of
-    the calls that retry; a request without an answer after ``request_timeout`` seconds counts
-    as a network error; ``on_retry`` is told each failed attempt that will be retried.
+    ``Client(base_url, token=None, *, retry=None, request_timeout=30.0, on_retry=None,
+    max_answer_bytes=67108864, max_event_bytes=1048576)``: ``token`` is a session's token or the
+    admin token; ``retry`` the :class:`RetryPolicy` of the calls that retry; a request whose whole
+    answer (connecting, headers, body) has not come after ``request_timeout`` seconds counts as a
+    network error; ``on_retry`` is told each failed attempt that will be retried; past
+    ``max_answer_bytes`` of an answer or ``max_event_bytes`` of an event of a stream the client
+    stops reading and raises :class:`BadAnswerError`.
 
     Every call takes ``deadline`` (seconds: no attempt starts, and no wait ends, after it; the
     last attempt's error is raised), ``retry`` (``True``, ``False`` or a policy) and
@@ -124,7 +127,8 @@ class Client(BaseClient):
     ``publish_lifecycle``, ``consume``, ``consume_many``, ``stop_loop`` and ``close_session``
     retry with the identical body while the contract says so; ``create_session``, ``open_loop``
     and ``rotate_session_token`` are not retried (not idempotent) unless ``retry=True``. An error answer raises :class:`ProblemError`, no answer
-    :class:`NetworkError`.
+    (in time) :class:`NetworkError`, an answer too large or not JSON :class:`BadAnswerError`
+    (never retried).
     """
 
     def __init__(
