@@ -1,3 +1,6 @@
+import { DEFAULT_MAX_ANSWER_BYTES } from './answer-limits.js';
+import { readAnswerText } from './answer-body.reader.js';
+
 /** One request of the client's JSON calls, as a transport sends it. */
 export interface HttpRequest {
   readonly method: 'GET' | 'POST';
@@ -8,8 +11,17 @@ export interface HttpRequest {
   readonly body?: string;
   /** The caller's signal: aborting it aborts the request. */
   readonly signal?: AbortSignal;
-  /** No answer after this long is a failure (thrown with `name: 'TimeoutError'`). */
+  /**
+   * The whole exchange (connecting, sending, the status and headers, and the whole body) taking
+   * longer than this is a failure (thrown with `name: 'TimeoutError'`): a server trickling its
+   * answer a byte at a time does not hold the call beyond it.
+   */
   readonly timeoutMs: number;
+  /**
+   * Most bytes of the answer's body the transport reads: past them it stops reading, drops the
+   * connection and rejects with a `BadAnswerError` `answer_too_large`. @default DEFAULT_MAX_ANSWER_BYTES
+   */
+  readonly maxAnswerBytes?: number;
 }
 
 /** What the client reads of an answer: its status, a header, and its whole body as text. */
@@ -22,7 +34,8 @@ export interface HttpAnswer {
 
 /**
  * Sends one request of the client's JSON calls (not its event streams, which use `fetch`). Rejects
- * when no answer came; any answer, an error status included, resolves.
+ * when no answer came, or came too late (`timeoutMs`), or is larger than `maxAnswerBytes`; any
+ * other answer, an error status included, resolves. It never throws outside the promise it returns.
  */
 export type HttpTransport = (request: HttpRequest) => Promise<HttpAnswer>;
 
@@ -42,9 +55,12 @@ export function getDefaultTransport(): HttpTransport {
 
 /** A transport over a `fetch` function: what browsers have (and what an injected `fetch` gets). */
 export function fetchTransport(fetchFn: typeof fetch): HttpTransport {
-  return async ({ method, url, headers, body, signal, timeoutMs }) => {
+  return async ({ method, url, headers, body, signal, timeoutMs, maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES }) => {
+    // One signal for the whole exchange: it aborts the body's reading too, not only the wait for headers.
     const timeout = AbortSignal.timeout(timeoutMs);
     const response = await fetchFn(url, { method, headers, body, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
-    return { status: response.status, header: (name) => response.headers.get(name), text: () => response.text() };
+    // Read here, bounded, not left to `response.text()`, which reads whatever comes.
+    const text = await readAnswerText(response, url, maxAnswerBytes);
+    return { status: response.status, header: (name) => response.headers.get(name), text: () => Promise.resolve(text) };
   };
 }

@@ -5,6 +5,8 @@
  * supervisor in Node start here; the supervisor CLI uses it too.
  */
 export * from 'process-notifications-contract';
+export { BAD_ANSWER_CODES, BadAnswerError, type BadAnswerCode } from './bad-answer.error.js';
+export { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES } from './answer-limits.js';
 export { NetworkError } from './network.error.js';
 export { ProblemError } from './problem.error.js';
 export { TimeoutError } from './timeout.error.js';

@@ -30,6 +30,9 @@ import type {
 } from 'process-notifications-contract';
 import { LAST_EVENT_ID_HEADER, MAX_CONSUME_BATCH, RETRY_AFTER_HEADER } from 'process-notifications-contract';
 import { CompletionTracker, type CompletionUpdate } from './completion-tracker.js';
+import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES } from './answer-limits.js';
+import { readAnswerText } from './answer-body.reader.js';
+import { BadAnswerError, type BadAnswerCode } from './bad-answer.error.js';
 import { ConsumeBatcher } from './consume-batcher.js';
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
@@ -44,7 +47,7 @@ export interface RetryNotice {
   readonly operation: string;
   /** The attempt that just failed (1 = the first). */
   readonly attempt: number;
-  /** What it failed with: a {@link ProblemError} or a {@link NetworkError}. */
+  /** What it failed with: a {@link ProblemError} or a {@link NetworkError} (a {@link BadAnswerError} is never retried). */
   readonly error: ProblemError | NetworkError;
   /** One line saying why, e.g. `delivery_stopped (inbox_full): ...` or `cannot reach ... (ECONNREFUSED)`. */
   readonly reason: string;
@@ -64,8 +67,23 @@ export interface ProcessNotificationsClientOptions {
   readonly retry?: RetryPolicy | RetryPolicyOptions;
   /** Called once per failed attempt that will be retried, before the wait. */
   readonly onRetry?: (notice: RetryNotice) => void;
-  /** A request without an answer after this long counts as a network error. @default 30000 */
+  /**
+   * A request whose whole answer (connecting, the headers and the whole body) has not come after
+   * this long counts as a network error: a server trickling its answer does not hold it longer. @default 30000
+   */
   readonly requestTimeoutMs?: number;
+  /**
+   * Most bytes of one answer the client reads: past them the call rejects with a
+   * {@link BadAnswerError} `answer_too_large` (never retried). A custom `transport` must honour
+   * it too (it is passed in each request). @default 67108864 (64 MiB, {@link DEFAULT_MAX_ANSWER_BYTES})
+   */
+  readonly maxAnswerBytes?: number;
+  /**
+   * Most bytes of one event of a stream (`events`, `loopEvents`, `completions`,
+   * `waitForCompletion`) the client holds: its data lines and any one line. Past them the
+   * iteration throws a {@link BadAnswerError} `event_too_large`. @default 1048576 (1 MiB, {@link DEFAULT_MAX_EVENT_BYTES})
+   */
+  readonly maxEventBytes?: number;
   /** Injected `fetch`: the event streams use it, and the other calls too unless `transport` is given. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
   /**
@@ -179,6 +197,15 @@ function queryString(query: object): string {
   return search.size > 0 ? `?${search}` : '';
 }
 
+/** `text` as JSON, or a {@link BadAnswerError} with `code` naming `what` was not JSON. */
+function parseJson(text: string, code: BadAnswerCode, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new BadAnswerError(code, `${what} is not JSON: ${text.slice(0, 80)}`, { cause: error });
+  }
+}
+
 /** A response body's chunks, through its reader: not every browser iterates a ReadableStream. */
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array, void, undefined> {
   if (!body) return;
@@ -197,7 +224,8 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerato
 /**
  * A typed client of the process notifications REST API (v1). Plain `fetch`, typed by the
  * contract package's wire types, no other dependency. Error answers are thrown as {@link ProblemError}, failures to get an answer
- * as {@link NetworkError}; what the contract says to retry is retried with the identical
+ * (in time) as {@link NetworkError}, answers it cannot take (too large, or not JSON) as
+ * {@link BadAnswerError}; what the contract says to retry is retried with the identical
  * request (see {@link RetryPolicy}).
  */
 export class ProcessNotificationsClient {
@@ -206,6 +234,8 @@ export class ProcessNotificationsClient {
   private readonly fetchFn: typeof fetch;
   private readonly transport: HttpTransport;
   private readonly requestTimeoutMs: number;
+  private readonly maxAnswerBytes: number;
+  private readonly maxEventBytes: number;
   // Built once: every JSON call sends one of these two (a copy only when tracing adds to it).
   private readonly jsonHeaders: Record<string, string>;
   private readonly jsonBodyHeaders: Record<string, string>;
@@ -219,6 +249,8 @@ export class ProcessNotificationsClient {
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.transport = options.transport ?? (options.fetch ? fetchTransport(options.fetch) : getDefaultTransport());
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.jsonHeaders = this.headers('application/json');
     this.jsonBodyHeaders = { ...this.jsonHeaders, 'Content-Type': 'application/json' };
   }
@@ -402,7 +434,7 @@ export class ProcessNotificationsClient {
   async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<SessionEvent, void, undefined> {
     const lastEventId = options.lastEventId === undefined ? undefined : String(options.lastEventId);
     for await (const event of this.stream('events', `/v1/sessions/${segment(sessionId)}/events`, lastEventId, options)) {
-      yield { id: event.id ?? '', record: JSON.parse(event.data) as JournalRecord };
+      yield { id: event.id ?? '', record: parseJson(event.data, 'event_not_json', 'an event of the session stream') as JournalRecord };
     }
   }
 
@@ -421,7 +453,7 @@ export class ProcessNotificationsClient {
     const path = `${this.loopPath(sessionId, loopId)}/events`;
     for await (const event of this.stream('loopEvents', path, after === undefined ? undefined : String(after), options)) {
       const id = Number(event.id);
-      const data = JSON.parse(event.data) as unknown;
+      const data = parseJson(event.data, 'event_not_json', 'an event of the loop stream');
       if (event.event === 'consumed') yield { id, type: 'consumed', consumed: data as { command_id: string; sequence: number } };
       else if (event.event === 'notification' || event.event === 'outcome') {
         yield { id, type: event.event, notification: data as PendingNotification };
@@ -534,7 +566,7 @@ export class ProcessNotificationsClient {
           signal,
         });
         if (!response.ok) throw await this.problemOf(response);
-        const decoder = new SseDecoder();
+        const decoder = new SseDecoder(this.maxEventBytes);
         const text = new TextDecoder();
         for await (const chunk of chunksOf(response.body)) {
           for (const event of decoder.push(text.decode(chunk, { stream: true }))) {
@@ -545,6 +577,8 @@ export class ProcessNotificationsClient {
         }
       } catch (error) {
         if (options.signal?.aborted) return;
+        // A bad answer (an event past maxEventBytes) is final, as in the JSON calls.
+        if (error instanceof BadAnswerError) throw error;
         const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
         failures++;
         if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
@@ -593,17 +627,14 @@ export class ProcessNotificationsClient {
         // No attempt outlives the deadline either.
         const timeoutMs =
           deadline === Infinity ? this.requestTimeoutMs : Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
-        const answer = await this.transportOnce(
-          { method: spec.method, url, headers: this.traced(headers), body, signal: callerSignal, timeoutMs },
+        const { answer, text } = await this.exchange(
+          { method: spec.method, url, headers: this.traced(headers), body, timeoutMs, maxAnswerBytes: this.maxAnswerBytes },
           callerSignal,
         );
-        const text = await answer.text().catch((error: unknown) => {
-          throw NetworkError.from(error, this.baseUrl);
-        });
         if (answer.status < 200 || answer.status > 299) {
           throw ProblemError.fromResponse(answer.status, text, this.retryPolicy.parseRetryAfter(answer.header(RETRY_AFTER_HEADER)));
         }
-        return JSON.parse(text) as T;
+        return parseJson(text, 'answer_not_json', `the answer of ${spec.method} ${url}`) as T;
       } catch (error) {
         if (!retry || !this.retryPolicy.shouldRetry(error, attempt)) throw error;
         const failure = error as ProblemError | NetworkError;
@@ -614,13 +645,41 @@ export class ProcessNotificationsClient {
     }
   }
 
-  /** The transport, with a failure to get an answer turned into a {@link NetworkError} (an abort by the caller is rethrown as is). */
-  private async transportOnce(request: HttpRequest, callerSignal?: AbortSignal): Promise<HttpAnswer> {
+  /**
+   * One attempt: the transport's answer and its whole body, within `request.timeoutMs` from start
+   * to end (enforced here too, so a transport that only bounds idle time, or none, cannot hold
+   * the call longer). A failure to get the answer in time is a {@link NetworkError}, an answer
+   * past `maxAnswerBytes` a {@link BadAnswerError}; an abort by the caller is rethrown as is.
+   */
+  private async exchange(request: Omit<HttpRequest, 'signal'>, callerSignal?: AbortSignal): Promise<{ answer: HttpAnswer; text: string }> {
+    const { timeoutMs, maxAnswerBytes = this.maxAnswerBytes, url } = request;
+    const expiry = new AbortController();
+    const timer = setTimeout(() => expiry.abort(), timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, expiry.signal]) : expiry.signal;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const exchange = async (): Promise<{ answer: HttpAnswer; text: string }> => {
+      const answer = await this.transport({ ...request, signal });
+      const text = await answer.text();
+      // A transport that does not bound what it reads is caught here at least (each UTF-16
+      // unit is one byte or more).
+      if (text.length > maxAnswerBytes) throw BadAnswerError.answerTooLarge(url, maxAnswerBytes);
+      return { answer, text };
+    };
     try {
-      return await this.transport(request);
+      return await Promise.race([exchange(), aborted]);
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
+      if (error instanceof BadAnswerError) throw error;
+      if (expiry.signal.aborted) throw new NetworkError(`no answer from ${this.baseUrl} within ${timeoutMs} ms`, { cause: error });
       throw NetworkError.from(error, this.baseUrl);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort!);
     }
   }
 
@@ -658,7 +717,8 @@ export class ProcessNotificationsClient {
   }
 
   private async problemOf(response: Response): Promise<ProblemError> {
-    const text = await response.text().catch(() => '');
+    // Bounded as every answer is; an error answer too large to read is judged by its status alone.
+    const text = await readAnswerText(response, response.url, this.maxAnswerBytes).catch(() => '');
     return ProblemError.fromResponse(response.status, text, this.retryPolicy.parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER)));
   }
 

@@ -3,7 +3,9 @@ keeps a line's ending, so text may come with or without it)."""
 
 from __future__ import annotations
 
-from process_notifications import ServerSentEvent, SseDecoder
+import pytest
+
+from process_notifications import BadAnswerError, ServerSentEvent, SseDecoder
 
 STREAM = 'id: 1\ndata: {"sequence":1}\n\n: keep-alive\n\nid: 2\ndata: {"sequence":2}\n\n'
 EXPECTED = [
@@ -60,3 +62,29 @@ def test_an_unfinished_event_waits() -> None:
     decoder = SseDecoder()
     assert decoder.push("data: x\n") == []
     assert decoder.push("\n") == [ServerSentEvent(id=None, event="message", data="x")]
+
+
+def test_a_line_that_never_ends_fails_past_max_event_bytes_counting_utf8_bytes() -> None:
+    decoder = SseDecoder(100)
+    # 30 three-byte characters: 90 bytes.
+    assert decoder.push("data: " + "€" * 30) == []
+    with pytest.raises(BadAnswerError) as failure:
+        decoder.push("€" * 2)
+    assert failure.value.code == "event_too_large"
+
+
+def test_data_lines_never_ended_by_a_blank_line_fail_and_events_up_to_the_bound_pass() -> None:
+    decoder = SseDecoder(100)
+    # Data of 10 bytes, each held with its line end: 9 lines are 99 bytes, a 10th passes the bound.
+    assert len(decoder.push("data: 0123456789\n" * 9 + "\n")) == 1
+    assert decoder.push("data: 0123456789\n" * 9) == []
+    with pytest.raises(BadAnswerError):
+        decoder.push("data: 0123456789\n")
+
+
+def test_the_bound_counts_only_what_is_held() -> None:
+    # Comments, ids, events already dispatched and the rest of a chunk are not one event's.
+    stream = [f": keep-alive {'-' * 50}\nid: {i}\ndata: {i}\n\n" for i in range(50)]
+    decoder = SseDecoder(100)
+    assert len([event for text in stream for event in decoder.push(text)]) == 50
+    assert len(SseDecoder(100).push("".join(stream))) == 50

@@ -2,13 +2,22 @@
 
 ``Client`` and ``AsyncClient`` have the same arguments, calls and answers; the answers are
 frozen dataclasses whose attribute names are the wire's field names. An error answer raises
-:class:`ProblemError`, no answer at all :class:`NetworkError`; what the contract says to retry
+:class:`ProblemError`, no answer at all (or not in time) :class:`NetworkError`, an answer too
+large or not JSON :class:`BadAnswerError`; what the contract says to retry
 is retried with the identical body by a :class:`RetryPolicy`.
 """
 
 from .async_client import AsyncClient
 from .client import Client
-from .errors import CompletionTimeoutError, NetworkError, ProblemError, ProcessNotificationsError
+from .errors import (
+    BAD_ANSWER_CODES,
+    BadAnswerCode,
+    BadAnswerError,
+    CompletionTimeoutError,
+    NetworkError,
+    ProblemError,
+    ProcessNotificationsError,
+)
 from .models import (
     ClosedSession,
     CompletionDelivery,
@@ -32,6 +41,9 @@ from .sse import ServerSentEvent, SseDecoder
 
 __all__ = [
     "AsyncClient",
+    "BAD_ANSWER_CODES",
+    "BadAnswerCode",
+    "BadAnswerError",
     "Client",
     "ClosedSession",
     "CompletionDelivery",

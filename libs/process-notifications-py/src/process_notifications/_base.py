@@ -5,6 +5,7 @@ async) is theirs."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Literal, Mapping, Sequence, TypeAlias, TypeVar
@@ -12,7 +13,7 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from .errors import NetworkError, ProblemError
+from .errors import BadAnswerError, NetworkError, ProblemError
 from .models import (
     ClosedSession,
     CompletionDelivery,
@@ -30,6 +31,7 @@ from .models import (
 )
 from .consume_batcher import MAX_CONSUME_BATCH
 from .retry import RetryNotice, RetryPolicy, reason_of
+from .sse import DEFAULT_MAX_EVENT_BYTES
 
 T = TypeVar("T")
 
@@ -38,6 +40,11 @@ OnRetry: TypeAlias = Callable[[RetryNotice], None]
 
 Retry: TypeAlias = bool | RetryPolicy | None
 """A call's ``retry``: ``True`` or ``False``, a policy (retry, with it), or ``None`` (the call's default)."""
+
+DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
+"""Default ``max_answer_bytes``: 64 MiB. The largest legitimate answer is a journal page of 1000
+records, each a body of at most 16 KiB and its envelope: about 17 MiB. The TypeScript client's
+``DEFAULT_MAX_ANSWER_BYTES`` is the same."""
 
 # A sync stream bounded by a deadline is reopened (resuming) once a read could run past the
 # deadline by more than a twentieth of the stream's read timeout (at least a second), so that a
@@ -172,12 +179,16 @@ class BaseClient:
         retry: RetryPolicy | None = None,
         request_timeout: float = 30.0,
         on_retry: OnRetry | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.retry_policy = retry or RetryPolicy()
         self.request_timeout = request_timeout
         self.on_retry = on_retry
+        self.max_answer_bytes = max_answer_bytes
+        self.max_event_bytes = max_event_bytes
 
     def _url(self, path: str) -> str:
         return f"{self.base_url}{path}"
@@ -197,6 +208,27 @@ class BaseClient:
         if isinstance(retry, RetryPolicy):
             return retry
         return self.retry_policy if (default if retry is None else retry) else None
+
+    def _limits(self) -> dict[str, int]:
+        """The bounds of what it reads, as keyword arguments of another client (``with_token``)."""
+        return {"max_answer_bytes": self.max_answer_bytes, "max_event_bytes": self.max_event_bytes}
+
+    def _declared_too_large(self, response: httpx.Response) -> None:
+        """Fails an answer whose ``Content-Length`` says it is past ``max_answer_bytes``, unread."""
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_answer_bytes:
+            raise BadAnswerError.answer_too_large(str(response.url), self.max_answer_bytes)
+
+    def _took_chunk(self, response: httpx.Response, size: int, until: float) -> None:
+        """After a chunk of the body: fails the answer once past ``max_answer_bytes`` (``size``,
+        all read so far) or past its time (``until``, on the clock of :func:`attempt_clock`)."""
+        if size > self.max_answer_bytes:
+            raise BadAnswerError.answer_too_large(str(response.url), self.max_answer_bytes)
+        if attempt_clock() >= until:
+            raise self._late()
+
+    def _late(self) -> NetworkError:
+        return NetworkError(f"no whole answer from {self.base_url} in time")
 
     def _network_error(self, error: Exception) -> NetworkError:
         if isinstance(error, httpx.TimeoutException):
@@ -222,6 +254,11 @@ class BaseClient:
             self.on_retry(notice)
         if on_retry is not None:
             on_retry(notice)
+
+
+def attempt_clock() -> float:
+    # The clock of one attempt's bound: monotonic, not the policy's (a test's policy may fake it).
+    return time.monotonic()
 
 
 # Transport failures that mean "no answer" (a body cut short included).

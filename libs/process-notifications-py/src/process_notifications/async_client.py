@@ -4,7 +4,7 @@ coroutines and async iterators."""
 from __future__ import annotations
 
 import asyncio
-import json
+import math
 from contextlib import aclosing
 from types import TracebackType
 from typing import Any, AsyncGenerator, Mapping, Sequence, TypeVar
@@ -12,6 +12,7 @@ from typing import Any, AsyncGenerator, Mapping, Sequence, TypeVar
 import httpx
 
 from ._base import (
+    DEFAULT_MAX_ANSWER_BYTES,
     TRANSPORT_ERRORS,
     BaseClient,
     Call,
@@ -24,7 +25,8 @@ from ._base import (
     target_name,
     wait_timeout,
 )
-from .errors import CompletionTimeoutError, NetworkError, ProblemError
+from .sse import DEFAULT_MAX_EVENT_BYTES
+from .errors import BadAnswerError, CompletionTimeoutError, NetworkError, ProblemError, parse_json
 from .consume_batcher import ConsumeBatcher
 from .models import (
     ClosedSession,
@@ -63,8 +65,18 @@ class AsyncClient(BaseClient):
         retry: RetryPolicy | None = None,
         request_timeout: float = 30.0,
         on_retry: OnRetry | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
-        super().__init__(base_url, token, retry=retry, request_timeout=request_timeout, on_retry=on_retry)
+        super().__init__(
+            base_url,
+            token,
+            retry=retry,
+            request_timeout=request_timeout,
+            on_retry=on_retry,
+            max_answer_bytes=max_answer_bytes,
+            max_event_bytes=max_event_bytes,
+        )
         self._http = httpx.AsyncClient()
         # One per loop (and retry setting) with consumes waiting or on their way.
         self._consume_batchers: dict[tuple[str, str, str, float | None], ConsumeBatcher] = {}
@@ -72,7 +84,7 @@ class AsyncClient(BaseClient):
     def with_token(self, token: str) -> AsyncClient:
         """A client with the same settings and another bearer token (close it too)."""
         return AsyncClient(
-            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry
+            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry, **self._limits()
         )
 
     async def aclose(self) -> None:
@@ -303,15 +315,17 @@ class AsyncClient(BaseClient):
             try:
                 # No attempt outlives the deadline either.
                 timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
+                url = self._url(call.path)
                 try:
-                    response = await self._http.request(
-                        call.method, self._url(call.path), content=call.body, headers=headers, timeout=timeout
-                    )
+                    # The whole exchange, not each read: a server trickling bytes holds it no longer.
+                    response, text = await asyncio.wait_for(self._exchange(call, url, headers, timeout), timeout)
+                except asyncio.TimeoutError as error:
+                    raise self._late() from error
                 except TRANSPORT_ERRORS as error:
                     raise self._network_error(error) from error
                 if not response.is_success:
-                    raise self._problem(response, response.text)
-                return call.parse(response.json())
+                    raise self._problem(response, text)
+                return call.parse(parse_json(text, "answer_not_json", f"the answer of {call.method} {url}"))
             except (ProblemError, NetworkError) as error:
                 if policy is None or not policy.should_retry(error, attempt):
                     raise
@@ -320,6 +334,33 @@ class AsyncClient(BaseClient):
                     raise
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 await policy.async_sleep(delay)
+
+    async def _exchange(
+        self, call: Call[T], url: str, headers: dict[str, str], timeout: float
+    ) -> tuple[httpx.Response, str]:
+        """One attempt: the answer and its whole body as text, at most ``max_answer_bytes``
+        (else :class:`BadAnswerError`); the caller bounds its time."""
+        async with self._http.stream(call.method, url, content=call.body, headers=headers, timeout=timeout) as response:
+            return response, await self._read(response)
+
+    async def _read(self, response: httpx.Response) -> str:
+        self._declared_too_large(response)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            # No time bound here: the caller's wait_for is the attempt's.
+            self._took_chunk(response, size, math.inf)
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+
+    async def _error_text(self, response: httpx.Response) -> str:
+        """An error answer of a stream, bounded as every answer is; one too large to read, or too
+        slow, is judged by its status alone."""
+        try:
+            return await asyncio.wait_for(self._read(response), self.request_timeout)
+        except (BadAnswerError, asyncio.TimeoutError):
+            return ""
 
     # -- the loop's side: the only place that knows which route completions() reads --------------
 
@@ -344,7 +385,7 @@ class AsyncClient(BaseClient):
     ) -> AsyncGenerator[JournalRecord, None]:
         async with aclosing(self._stream(Calls.events_path(session_id), "events", last_event_id, policy, on_retry)) as events:
             async for event in events:
-                yield JournalRecord.from_json(json.loads(event.data))
+                yield JournalRecord.from_json(parse_json(event.data, "event_not_json", "an event of the session stream"))
 
     async def _stream(
         self, path: str, operation: str, last_event_id: str | None, policy: RetryPolicy | None, on_retry: OnRetry | None
@@ -361,8 +402,8 @@ class AsyncClient(BaseClient):
                         "GET", self._url(path), headers=headers, timeout=timeout
                     ) as response:
                         if not response.is_success:
-                            raise self._problem(response, (await response.aread()).decode("utf-8", "replace"))
-                        decoder = SseDecoder()
+                            raise self._problem(response, await self._error_text(response))
+                        decoder = SseDecoder(self.max_event_bytes)
                         async for text in response.aiter_text():
                             for event in decoder.push(text):
                                 if event.id is not None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import json
+import socket
+import threading
 from types import TracebackType
 from typing import Any, Generator, Mapping, Sequence, TypeVar
 
 import httpx
 
 from ._base import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    attempt_clock,
     STREAM_SLACK,
     STREAM_SLACK_SHARE,
     TRANSPORT_ERRORS,
@@ -23,7 +26,8 @@ from ._base import (
     target_name,
     wait_timeout,
 )
-from .errors import CompletionTimeoutError, NetworkError, ProblemError
+from .sse import DEFAULT_MAX_EVENT_BYTES
+from .errors import BadAnswerError, CompletionTimeoutError, NetworkError, ProblemError, parse_json
 from .models import (
     ClosedSession,
     CompletionDelivery,
@@ -46,13 +50,76 @@ from .tracker import CompletionTracker, LoopEvent
 T = TypeVar("T")
 
 
+class _Watchdog:
+    """Cuts an attempt's connection (shuts its socket down) once ``seconds`` have passed, unless
+    cancelled first: httpx bounds each sync read by the timeout the request began with, not by
+    the time left, so a server sending a byte now and then would hold the call for ever.
+
+    It learns the socket from the ``trace`` extension when the attempt opens a connection (so the
+    status line and headers are bounded too), and from the answer's ``network_stream`` extension
+    (a pooled connection's, whose status line and headers are bounded by each read's timeout)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._done = False
+        self._socket: socket.socket | None = None
+        self.expired = False
+        """Whether the time ran out: what was read then is not the whole answer."""
+        self._timer = threading.Timer(max(0.0, seconds), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` extension: a new connection (TCP, then TLS over it) is watched."""
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            self._watch(info.get("return_value"))
+
+    def watch(self, response: httpx.Response) -> None:
+        """Watches the connection the answer came on."""
+        self._watch(response.extensions.get("network_stream"))
+
+    def _watch(self, stream: Any) -> None:
+        found = None if stream is None else stream.get_extra_info("socket")
+        if not isinstance(found, socket.socket):
+            return
+        with self._lock:
+            self._socket = found
+        if self.expired:
+            self._cut()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+        self._cut()
+
+    def _cut(self) -> None:
+        with self._lock:
+            if self._done or self._socket is None:
+                return
+            try:
+                self._socket.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # Closed meanwhile: nothing to cut.
+
+    def cancel(self) -> None:
+        """The attempt ended: the connection is left as it is (back in the pool, if whole)."""
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+
+
 class Client(BaseClient):
     """A typed, synchronous client of the process notifications REST API (v1), on ``httpx``.
 
-    ``Client(base_url, token=None, *, retry=None, request_timeout=30.0, on_retry=None)``:
-    ``token`` is a session's token or the admin token; ``retry`` the :class:`RetryPolicy` of
-    the calls that retry; a request without an answer after ``request_timeout`` seconds counts
-    as a network error; ``on_retry`` is told each failed attempt that will be retried.
+    ``Client(base_url, token=None, *, retry=None, request_timeout=30.0, on_retry=None,
+    max_answer_bytes=67108864, max_event_bytes=1048576)``: ``token`` is a session's token or the
+    admin token; ``retry`` the :class:`RetryPolicy` of the calls that retry; a request whose whole
+    answer (connecting, headers, body) has not come after ``request_timeout`` seconds counts as a
+    network error; ``on_retry`` is told each failed attempt that will be retried; past
+    ``max_answer_bytes`` of an answer or ``max_event_bytes`` of an event of a stream the client
+    stops reading and raises :class:`BadAnswerError`.
 
     Every call takes ``deadline`` (seconds: no attempt starts, and no wait ends, after it; the
     last attempt's error is raised), ``retry`` (``True``, ``False`` or a policy) and
@@ -60,7 +127,8 @@ class Client(BaseClient):
     ``publish_lifecycle``, ``consume``, ``consume_many``, ``stop_loop`` and ``close_session``
     retry with the identical body while the contract says so; ``create_session``, ``open_loop``
     and ``rotate_session_token`` are not retried (not idempotent) unless ``retry=True``. An error answer raises :class:`ProblemError`, no answer
-    :class:`NetworkError`.
+    (in time) :class:`NetworkError`, an answer too large or not JSON :class:`BadAnswerError`
+    (never retried).
     """
 
     def __init__(
@@ -71,14 +139,24 @@ class Client(BaseClient):
         retry: RetryPolicy | None = None,
         request_timeout: float = 30.0,
         on_retry: OnRetry | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
-        super().__init__(base_url, token, retry=retry, request_timeout=request_timeout, on_retry=on_retry)
+        super().__init__(
+            base_url,
+            token,
+            retry=retry,
+            request_timeout=request_timeout,
+            on_retry=on_retry,
+            max_answer_bytes=max_answer_bytes,
+            max_event_bytes=max_event_bytes,
+        )
         self._http = httpx.Client()
 
     def with_token(self, token: str) -> Client:
         """A client with the same settings and another bearer token (close it too)."""
         return Client(
-            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry
+            self.base_url, token, retry=self.retry_policy, request_timeout=self.request_timeout, on_retry=self.on_retry, **self._limits()
         )
 
     def close(self) -> None:
@@ -324,15 +402,28 @@ class Client(BaseClient):
             try:
                 # No attempt outlives the deadline either.
                 timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
+                # The whole exchange, not each read: a server trickling bytes holds it no longer.
+                ends = attempt_clock() + timeout
+                url = self._url(call.path)
+                watchdog = _Watchdog(timeout)
                 try:
-                    response = self._http.request(
-                        call.method, self._url(call.path), content=call.body, headers=headers, timeout=timeout
-                    )
+                    with self._http.stream(
+                        call.method,
+                        url,
+                        content=call.body,
+                        headers=headers,
+                        timeout=timeout,
+                        extensions={"trace": watchdog.trace},
+                    ) as response:
+                        text = self._read(response, ends, watchdog)
                 except TRANSPORT_ERRORS as error:
-                    raise self._network_error(error) from error
+                    late = watchdog.expired or attempt_clock() >= ends
+                    raise (self._late() if late else self._network_error(error)) from error
+                finally:
+                    watchdog.cancel()
                 if not response.is_success:
-                    raise self._problem(response, response.text)
-                return call.parse(response.json())
+                    raise self._problem(response, text)
+                return call.parse(parse_json(text, "answer_not_json", f"the answer of {call.method} {url}"))
             except (ProblemError, NetworkError) as error:
                 if policy is None or not policy.should_retry(error, attempt):
                     raise
@@ -341,6 +432,34 @@ class Client(BaseClient):
                     raise
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 policy.sleep(delay)
+
+    def _read(self, response: httpx.Response, ends: float, watchdog: _Watchdog) -> str:
+        """The answer's whole body as text: at most ``max_answer_bytes``, by ``ends`` (on
+        :func:`attempt_clock`'s clock), else :class:`BadAnswerError` or :class:`NetworkError`.
+        ``watchdog`` cuts the connection at ``ends``, so a read blocked then returns at once."""
+        watchdog.watch(response)
+        self._declared_too_large(response)
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            self._took_chunk(response, size, ends)
+            chunks.append(chunk)
+        # A body that ends with the connection ends early when the watchdog cuts it: not an answer.
+        if watchdog.expired:
+            raise self._late()
+        return b"".join(chunks).decode("utf-8", "replace")
+
+    def _error_text(self, response: httpx.Response) -> str:
+        """An error answer of a stream, bounded as every answer is; one too large (or too slow)
+        to read is judged by its status alone."""
+        watchdog = _Watchdog(self.request_timeout)
+        try:
+            return self._read(response, attempt_clock() + self.request_timeout, watchdog)
+        except (BadAnswerError, NetworkError):
+            return ""
+        finally:
+            watchdog.cancel()
 
     # -- the loop's side: the only place that knows which route completions() reads --------------
 
@@ -373,7 +492,7 @@ class Client(BaseClient):
         events = self._stream(Calls.events_path(session_id), "events", last_event_id, policy, until, on_retry)
         try:
             for event in events:
-                yield JournalRecord.from_json(json.loads(event.data))
+                yield JournalRecord.from_json(parse_json(event.data, "event_not_json", "an event of the session stream"))
         finally:
             events.close()
 
@@ -401,8 +520,8 @@ class Client(BaseClient):
                 try:
                     with self._http.stream("GET", self._url(path), headers=headers, timeout=timeout) as response:
                         if not response.is_success:
-                            raise self._problem(response, response.read().decode("utf-8", "replace"))
-                        decoder = SseDecoder()
+                            raise self._problem(response, self._error_text(response))
+                        decoder = SseDecoder(self.max_event_bytes)
                         for text in response.iter_text():
                             for event in decoder.push(text):
                                 if event.id is not None:

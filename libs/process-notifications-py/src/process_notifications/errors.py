@@ -1,13 +1,14 @@
-"""The errors of the client: an error answer, no answer at all, and a wait that timed out."""
+"""The errors of the client: an error answer, no answer at all (or not in time), an answer the
+client cannot take, and a wait that timed out."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, get_args
 
 
 class ProcessNotificationsError(Exception):
-    """Base of :class:`ProblemError` and :class:`NetworkError`."""
+    """Base of :class:`ProblemError`, :class:`NetworkError` and :class:`BadAnswerError`."""
 
 
 class ProblemError(ProcessNotificationsError):
@@ -71,10 +72,53 @@ class ProblemError(ProcessNotificationsError):
 
 
 class NetworkError(ProcessNotificationsError):
-    """No answer from the server: the connection failed or was cut, or the request timed out.
+    """No answer from the server: the connection failed or was cut, or the whole answer did not
+    come within the request's timeout.
 
     Always retryable; the request may or may not have reached the server.
     """
+
+
+BadAnswerCode = Literal["answer_too_large", "event_too_large", "answer_not_json", "event_not_json"]
+"""What can be wrong with an answer the client got (issue 45). The TypeScript client's
+``BAD_ANSWER_CODES`` are the same (``test/package/python-client-bad-answers.int-spec.ts``)."""
+BAD_ANSWER_CODES: tuple[BadAnswerCode, ...] = get_args(BadAnswerCode)
+
+
+class BadAnswerError(ProcessNotificationsError):
+    """The server answered, but not with what the client can take: an answer past
+    ``max_answer_bytes``, an event of a stream past ``max_event_bytes``, or a success answer or an
+    event that is not JSON.
+
+    Never retried: the request reached the server (a write may have been applied), and the same
+    server would answer the same again. The client stopped reading at the bound, so a hostile or
+    broken server cannot exhaust its memory.
+    """
+
+    code: BadAnswerCode
+    """The stable code of what was wrong: one of :data:`BAD_ANSWER_CODES`."""
+
+    def __init__(self, code: BadAnswerCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @classmethod
+    def answer_too_large(cls, url: str, max_bytes: int) -> BadAnswerError:
+        """An answer past ``max_bytes``."""
+        return cls("answer_too_large", f"the answer of {url} is larger than {max_bytes} bytes (max_answer_bytes)")
+
+    @classmethod
+    def event_too_large(cls, max_bytes: int) -> BadAnswerError:
+        """An event (or one line) of a stream past ``max_bytes``."""
+        return cls("event_too_large", f"an event of the stream is larger than {max_bytes} bytes (max_event_bytes)")
+
+
+def parse_json(text: str, code: BadAnswerCode, what: str) -> Any:
+    """``text`` as JSON, or a :class:`BadAnswerError` with ``code`` saying ``what`` was not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise BadAnswerError(code, f"{what} is not JSON: {text[:80]}") from error
 
 
 class CompletionTimeoutError(TimeoutError):

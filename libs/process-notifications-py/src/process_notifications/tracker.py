@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+
+from .errors import parse_json
 from .models import CompletionUpdate, PendingNotification
 from .sse import ServerSentEvent
-from .vocabulary import LoopEventType
+from .vocabulary import LOOP_EVENT_TYPES, LoopEventType
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,14 @@ class LoopEvent:
     def of(event: ServerSentEvent) -> LoopEvent | None:
         """The loop event a server-sent event carries; ``None`` for a name a later version added."""
         sequence = int(event.id) if event.id is not None and event.id.isdigit() else 0
+        if event.event not in LOOP_EVENT_TYPES:
+            return None
+        data = parse_json(event.data, "event_not_json", "an event of the loop stream")
         if event.event == "consumed":
-            return LoopEvent(sequence, "consumed", consumed_command_id=str(json.loads(event.data)["command_id"]))
+            return LoopEvent(sequence, "consumed", consumed_command_id=str(data["command_id"]))
         if event.event == "notification":
-            return LoopEvent(sequence, "notification", notification=PendingNotification.from_json(json.loads(event.data)))
-        if event.event == "outcome":
-            return LoopEvent(sequence, "outcome", notification=PendingNotification.from_json(json.loads(event.data)))
-        return None
+            return LoopEvent(sequence, "notification", notification=PendingNotification.from_json(data))
+        return LoopEvent(sequence, "outcome", notification=PendingNotification.from_json(data))
 
 
 class CompletionTracker:
