@@ -31,9 +31,8 @@ describe('pn: run in the background, wait with the command’s exit status', () 
     return PnProcess.commandIdOf(result.stdout);
   };
 
-  // SIGSEGV and SIGUSR1 need the outcome's `signal` (section 16), which pn-supervise sets on its
-  // completed record in a change merged beside this one: without it the outcome says only
-  // `killed`, and pn wait exits 137 for both.
+  // SIGSEGV and SIGUSR1 come from the outcome's `signal` (section 16): without it the outcome
+  // says only `killed`, and pn wait would exit 137 for both.
   it.each([
     ['exit 0', ['--', 'sh', '-c', 'exit 0'], 0, 'exited exit_code=0 signal=-'],
     ['exit 3', ['--', 'sh', '-c', 'exit 3'], 3, 'exited exit_code=3 signal=-'],

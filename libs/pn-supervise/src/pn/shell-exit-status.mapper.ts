@@ -44,11 +44,11 @@ export class ShellExitStatusMapper {
   }
 
   /**
-   * The signal that ended the command, from the outcome (section 16). Read as an optional field:
-   * a server (or contract package) older than `signal` has none.
+   * The signal that ended the command, from the outcome (section 16); a server older than
+   * `signal` sends none, read as `null`.
    */
   static signalOf(notification: PendingNotification): string | null {
-    const signal = (notification.outcome as { readonly signal?: unknown } | null)?.signal;
+    const signal = notification.outcome?.signal;
     return typeof signal === 'string' && signal !== '' ? signal : null;
   }
 }
