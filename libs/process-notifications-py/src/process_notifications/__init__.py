@@ -7,8 +7,16 @@ is retried with the identical body by a :class:`RetryPolicy`.
 """
 
 from .async_client import AsyncClient
+from .async_worker import AsyncLoopWorker
 from .client import Client
-from .errors import CompletionTimeoutError, NetworkError, ProblemError, ProcessNotificationsError
+from .errors import (
+    CompletionTimeoutError,
+    LoopWorkerError,
+    LoopWorkerFailure,
+    NetworkError,
+    ProblemError,
+    ProcessNotificationsError,
+)
 from .models import (
     ClosedSession,
     CompletionDelivery,
@@ -29,9 +37,11 @@ from .models import (
 )
 from .retry import RetryNotice, RetryPolicy
 from .sse import ServerSentEvent, SseDecoder
+from .worker import LoopWorker
 
 __all__ = [
     "AsyncClient",
+    "AsyncLoopWorker",
     "Client",
     "ClosedSession",
     "CompletionDelivery",
@@ -45,6 +55,9 @@ __all__ = [
     "LifecyclePublication",
     "LifecycleRecordBody",
     "Loop",
+    "LoopWorker",
+    "LoopWorkerError",
+    "LoopWorkerFailure",
     "NetworkError",
     "PendingNotification",
     "ProblemError",
