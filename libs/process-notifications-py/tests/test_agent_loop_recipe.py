@@ -9,13 +9,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from process_notifications import Client
 
-from support import ADMIN_TOKEN, REPO, ServerProcess
+from support import ADMIN_TOKEN, REPO, ServerProcess, completed_record, notification
 
 # As test/support/doc-commands.ts tells npm: the cache first, no audit or fund requests, and no
 # install scripts (the libraries are built before the tests run; their prepack would build again).
@@ -29,10 +31,10 @@ NPM_ENV = {
 }
 
 
-def recipe() -> str:
+def recipe(marker: str = "agent-loop-example-python") -> str:
     page = (REPO / "docs" / "agent-loop.md").read_text()
-    match = re.search(r"<!-- agent-loop-example-python -->\n```python\n(.*?)```", page, re.S)
-    assert match, "docs/agent-loop.md has no <!-- agent-loop-example-python --> block"
+    match = re.search(rf"<!-- {marker} -->\n```python\n(.*?)```", page, re.S)
+    assert match, f"docs/agent-loop.md has no <!-- {marker} --> block"
     return match.group(1)
 
 
@@ -117,3 +119,46 @@ def test_the_recipe_launches_a_command_waits_reads_exit_code_3_and_consumes(serv
         records = client.journal(session.session_id).records
         assert [r.payload and r.payload.get("command_id") for r in records if r.kind == "completed"] == [result["command_id"]]
         assert client.pending_notifications(session.session_id, loop.loop_id) == []
+
+    # The workers of "Following every completion of a loop", threads and asyncio, as written.
+    for marker in ("agent-loop-worker-python", "agent-loop-worker-python-async"):
+        run_worker_example(marker, python, project, env, server)
+
+
+def run_worker_example(marker: str, python: Path, project: Path, env: dict[str, str], server: ServerProcess) -> None:
+    """Saves the page's worker, checks it with mypy --strict against the installed package, runs
+    it on a fresh loop while two completions are delivered (one with its outcome first, one
+    after), waits until both are consumed, and stops it with SIGTERM: it exits 0 once the work in
+    flight is done, having printed each with its exit code."""
+    script = project / f"{marker}.py"
+    script.write_text(recipe(marker))
+    run([sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python), str(script)], project, env)
+    with Client(server.url, ADMIN_TOKEN) as admin:
+        session = admin.create_session()
+        loop = admin.open_loop(session.session_id)
+    where = {"PN_SERVER_URL": server.url, "PN_TOKEN": session.token, "PN_SESSION_ID": session.session_id, "PN_LOOP_ID": loop.loop_id}
+    worker = subprocess.Popen([str(python), str(script)], cwd=project, env={**env, **where}, stdout=subprocess.PIPE, text=True)
+    try:
+        with Client(server.url, session.token) as client:
+            first = notification(session.session_id, loop.loop_id)
+            second = notification(session.session_id, loop.loop_id)
+            client.publish_lifecycle(completed_record(first, 0))
+            client.deliver_completion(first)
+            client.deliver_completion(second)
+            client.publish_lifecycle(completed_record(second, 5))  # its outcome after it
+            until = time.monotonic() + 120
+            while client.pending_notifications(session.session_id, loop.loop_id):
+                assert worker.poll() is None, f"{marker} exited {worker.returncode}"
+                assert time.monotonic() < until, f"{marker} consumed nothing in time"
+                time.sleep(0.05)
+        worker.send_signal(signal.SIGTERM)
+        output, _ = worker.communicate(timeout=60)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == 0, output
+    printed = [json.loads(line) for line in output.splitlines() if line.strip()]
+    assert sorted(printed, key=lambda p: str(p["exit_code"])) == [
+        {"command_id": first["command_id"], "exit_code": 0},
+        {"command_id": second["command_id"], "exit_code": 5},
+    ]

@@ -46,7 +46,8 @@ class LoopWorker:
         self._concurrency = concurrency
         self._wait_for_outcome = wait_for_outcome
         self._on_error = on_error
-        self._lock = threading.Lock()
+        # Reentrant: stop() may run in a signal handler of the thread that holds it.
+        self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._worker: AsyncLoopWorker | None = None
         self._stop_requested = False
