@@ -1,6 +1,7 @@
-"""A TCP relay to the real server that swallows the first client chunk containing a given text
+"""A TCP relay to the real server that holds back the first client chunk containing a given text
 (a consume request, say) and everything the client sends after it on that connection: the
-request never reaches the server, as when a process dies with it still on its way."""
+request reaches the server only on :meth:`SwallowingProxy.release`, or never (as when a process
+dies with it still on its way) if the proxy is closed first."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ class SwallowingProxy:
         self._armed = True
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
+        self._held: list[tuple[socket.socket, bytes]] = []
+        self._released = False
         self.swallowed = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
@@ -44,8 +47,11 @@ class SwallowingProxy:
                             self._armed = False
                             holding = True
                             self.swallowed.set()
-                if not holding:
-                    sink.sendall(chunk)
+                with self._lock:
+                    if holding and not self._released:
+                        self._held.append((sink, chunk))
+                        continue
+                sink.sendall(chunk)
         except OSError:
             pass
         finally:
@@ -54,6 +60,14 @@ class SwallowingProxy:
                     sink.shutdown(socket.SHUT_WR)
                 except OSError:
                     pass
+
+    def release(self) -> None:
+        """Passes on what was held back, and from then on everything."""
+        with self._lock:
+            self._released = True
+            held, self._held = self._held, []
+        for sink, chunk in held:
+            sink.sendall(chunk)
 
     def close(self) -> None:
         self._listener.close()

@@ -189,6 +189,35 @@ async def test_async_runs_at_most_concurrency_handlers_and_reaches_it(client: Cl
     assert pending_ids(client, loop) == []
 
 
+@pytest.mark.asyncio
+async def test_async_hands_out_the_next_while_the_previous_consume_has_not_committed(
+    server: ServerProcess, client: Client, loop: Loop
+) -> None:
+    first, second = deliver_finished(client, loop, 2)
+    proxy = SwallowingProxy(server.port, b"/consume")
+    pending_when_second_ran: list[list[str]] = []
+
+    async def handle(n: PendingNotification) -> None:
+        if n.command_id == second["command_id"]:
+            # The first one's consume is on its way, held: this handler did not wait for it.
+            assert await asyncio.to_thread(proxy.swallowed.wait, 60)
+            pending_when_second_ran.append(await asyncio.to_thread(pending_ids, client, loop))
+
+    try:
+        async with AsyncClient(f"http://127.0.0.1:{proxy.port}", loop.token) as through_proxy:
+            worker = AsyncLoopWorker(through_proxy, loop.session_id, loop.loop_id, handle)
+            running = asyncio.ensure_future(worker.run())
+            await aeventually(lambda: len(pending_when_second_ran) == 1, "the second handled")
+            assert first["command_id"] in pending_when_second_ran[0]
+            proxy.release()
+            await worker.close()
+            await running
+    finally:
+        proxy.close()
+    # close() waited for both consumes, the held one included.
+    assert pending_ids(client, loop) == []
+
+
 def test_sync_close_waits_for_the_handlers_running_and_their_consumes(client: Client, loop: Loop) -> None:
     runs = deliver_finished(client, loop, 5)
     release = threading.Event()
