@@ -2,7 +2,8 @@
 as written with ``sh -c`` (the wheel built with Debian's Python in this repository, installed
 into a fresh virtual environment outside it, and the supervisor installed there from its packed
 tarball), the recipe checked with ``mypy --strict`` against the installed package and run there,
-against the real server and the real supervisor (``npx pn-supervise``)."""
+against the real server and the real supervisor (``npx pn-supervise``); and the page's loop
+workers (threads and asyncio), checked and run there the same way."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from process_notifications import Client
 
@@ -61,7 +65,20 @@ def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> str
     return done.stdout
 
 
-def test_the_recipe_launches_a_command_waits_reads_exit_code_3_and_consumes(server: ServerProcess, tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Project:
+    """The user's project outside the repository, installed as the page says."""
+
+    directory: Path
+    python: Path
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """docs/agent-loop.md's Python install block, run once for this module's tests (before their
+    watchdog starts: building and installing takes minutes on a loaded machine)."""
+    tmp_path = tmp_path_factory.mktemp("agent-loop")
     # The user's side, outside the repository: no PYTHONPATH, nothing of the repository's sources.
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PIP_NO_INDEX"] = "1"  # nothing comes from a package index
@@ -91,6 +108,11 @@ def test_the_recipe_launches_a_command_waits_reads_exit_code_3_and_consumes(serv
     assert installed.is_dir() and not installed.is_symlink(), installed
     assert (project / "node_modules" / ".bin" / "pn-supervise").exists()
 
+    return Project(project, python, env)
+
+
+def test_the_recipe_launches_a_command_waits_reads_exit_code_3_and_consumes(server: ServerProcess, installed: Project) -> None:
+    project, python, env = installed.directory, installed.python, installed.env
     script = project / "agent_loop.py"
     script.write_text(recipe())
     # Typed as written: mypy --strict finds the installed package's py.typed in the environment.
@@ -120,16 +142,17 @@ def test_the_recipe_launches_a_command_waits_reads_exit_code_3_and_consumes(serv
         assert [r.payload and r.payload.get("command_id") for r in records if r.kind == "completed"] == [result["command_id"]]
         assert client.pending_notifications(session.session_id, loop.loop_id) == []
 
-    # The workers of "Following every completion of a loop", threads and asyncio, as written.
-    for marker in ("agent-loop-worker-python", "agent-loop-worker-python-async"):
-        run_worker_example(marker, python, project, env, server)
 
-
-def run_worker_example(marker: str, python: Path, project: Path, env: dict[str, str], server: ServerProcess) -> None:
-    """Saves the page's worker, checks it with mypy --strict against the installed package, runs
+@pytest.mark.parametrize("marker", ["agent-loop-worker-python", "agent-loop-worker-python-async"])
+def test_the_page_s_worker_is_given_each_completion_with_its_exit_code_and_consumes_it(
+    server: ServerProcess, installed: Project, marker: str
+) -> None:
+    """The workers of "Following every completion of a loop" (threads and asyncio), as written:
+    saves the page's worker, checks it with mypy --strict against the installed package, runs
     it on a fresh loop while two completions are delivered (one with its outcome first, one
     after), waits until both are consumed, and stops it with SIGTERM: it exits 0 once the work in
     flight is done, having printed each with its exit code."""
+    project, python, env = installed.directory, installed.python, installed.env
     script = project / f"{marker}.py"
     script.write_text(recipe(marker))
     run([sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python), str(script)], project, env)
