@@ -12,11 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { HoldingProxy } from '../support/holding-proxy.js';
 import { latch } from '../support/latch.js';
-import { SERVER_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
-import { eventually, startServer } from '../supervisor/support/test-helpers.js';
+import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
+import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
+import { eventually } from '../supervisor/support/test-helpers.js';
 import { completion, exited, sessionOn } from './support/loop-side.js';
 
-// LoopWorker (issue 46) against the real server on a SQLite file: what its handlers were given,
+// LoopWorker (issue 46) against the real server, on a SQLite file and on PostgreSQL: what its handlers were given,
 // what it consumed and what it left pending, read back from the server.
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/loop-worker.mjs', import.meta.url));
@@ -44,16 +45,48 @@ const pendingIds = async (client: ProcessNotificationsClient, sessionId: string,
 
 const ids = (runs: readonly { command_id: string }[]): string[] => runs.map((r) => r.command_id).sort();
 
-describe('LoopWorker against the real server', () => {
-  const data = tempDir();
+// On a SQLite file and on PostgreSQL (a fresh schema; skipped off CI when no server answers).
+const databases: Array<[string, () => Promise<{ url: string; drop: () => Promise<void> } | undefined>]> = [
+  [
+    'a SQLite file',
+    async () => {
+      const data = tempDir();
+      return { url: `sqlite:${data.file('db')}`, drop: async () => data.remove() };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const admin = await connectPostgresAdmin();
+      if (!admin) return undefined;
+      const schema = freshSchema();
+      await admin.query(`CREATE SCHEMA ${schema.name}`);
+      return {
+        url: schema.databaseUrl,
+        drop: async () => {
+          await admin.query(`DROP SCHEMA ${schema.name} CASCADE`);
+          await admin.destroy();
+        },
+      };
+    },
+  ],
+];
+
+describe.each(databases)('LoopWorker against the real server on %s', (_name, database) => {
   let server: ServerProcess;
+  let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    server = await startServer(data.file('db'));
+    const store = await database();
+    if (!store) return;
+    drop = store.drop;
+    server = await ServerProcess.start({ PN_DATABASE_URL: store.url });
   }, 60_000);
   afterAll(async () => {
     await server?.stop('SIGKILL');
-    data.remove();
+    await drop?.();
   });
+  // Off CI without PostgreSQL, connectPostgresAdmin() said so and the tests below pass idle.
+  const it = (name: string, fn: () => Promise<void>, timeout: number): void => test(name, () => (drop ? fn() : Promise.resolve()), timeout);
 
   it("consumes exactly the handlers' successes; a throwing handler's notification stays pending and is reported", async () => {
     const { client, sessionId, loopId } = await sessionOn(server.url, SERVER_ADMIN_TOKEN);
