@@ -2,7 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProcessNotificationsClient, type ProcessCompletionNotification } from 'process-notifications-client';
+import {
+  LoopWorker,
+  ProcessNotificationsClient,
+  type PendingNotification,
+  type ProcessCompletionNotification,
+} from 'process-notifications-client';
 import { DataSource } from 'typeorm';
 import { markdownTable } from './markdown-table.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
@@ -132,29 +137,177 @@ async function scenario(baseUrl: string, adminToken: string, notifications: numb
   };
 }
 
-// The measured run, after one unmeasured run on the same server (see WARMUP).
-async function warmedScenario(baseUrl: string, adminToken: string): Promise<LoopQueueResult> {
-  if (WARMUP > 0) await scenario(baseUrl, adminToken, WARMUP);
-  return scenario(baseUrl, adminToken, NOTIFICATIONS);
+/** How each loop of issue 46's scenario follows its completions, as docs/agent-loop.md shows it. */
+type Follower = 'worker' | 'awaited';
+
+/**
+ * Issue 46's scenario: sixteen agents, each a session with one loop, each loop following its
+ * completions as docs/agent-loop.md shows ("Following every completion of a loop"): with the
+ * page's `LoopWorker` (concurrency 16), or with its by-hand `completions()` loop that awaits each
+ * consume. Each completion is sent as pn-supervise sends it: its outcome record, then the
+ * notification (which so carries its outcome); 64 senders. Drained when every consume answered
+ * (for the workers: when close(), which waits for the consumes, resolved).
+ */
+async function agentsScenario(baseUrl: string, adminToken: string, notifications: number, follower: Follower): Promise<LoopQueueResult> {
+  const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken });
+  const agents = await Promise.all(
+    Array.from({ length: LOOPS }, async () => {
+      const session = await admin.createSession();
+      const client = admin.withToken(session.token);
+      const loop = await client.openLoop(session.session_id);
+      return { client, sessionId: session.session_id, loopId: loop.loop_id };
+    }),
+  );
+  const sentAt = new Map<string, number>();
+  const givenMs: number[] = [];
+  const givenCount = new Map<string, number>();
+  let given = 0;
+  let consumed = 0;
+  let errors = 0;
+  let allGiven!: () => void;
+  const handedOut = new Promise<void>((resolve) => (allGiven = resolve));
+  const take = (notification: PendingNotification): void => {
+    const started = sentAt.get(notification.command_id);
+    if (started !== undefined) givenMs.push(performance.now() - started);
+    givenCount.set(notification.command_id, (givenCount.get(notification.command_id) ?? 0) + 1);
+    if (++given === notifications) allGiven();
+  };
+  const stop = new AbortController();
+  const workers: LoopWorker[] = [];
+  const followers = agents.map(async ({ client, sessionId, loopId }) => {
+    if (follower === 'worker') {
+      // docs/agent-loop.md's worker, its handler replaced by the measurement.
+      const worker = new LoopWorker(client, sessionId, loopId, async (notification) => take(notification), {
+        concurrency: 16,
+        onError: () => errors++,
+      });
+      workers.push(worker);
+      await worker.run();
+      return;
+    }
+    // docs/agent-loop.md's by-hand loop, its console.log replaced by the measurement.
+    try {
+      for await (const { notification } of client.completions(sessionId, loopId, { signal: stop.signal })) {
+        if (notification.outcome === null) continue; // its outcome follows as an update
+        take(notification);
+        await client.consume(sessionId, loopId, notification.command_id);
+        consumed++;
+      }
+    } catch {
+      errors++;
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const ackMs: number[] = [];
+  let next = 0;
+  const first = performance.now();
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      while (next < notifications) {
+        const i = next++;
+        const { client, sessionId, loopId } = agents[i % LOOPS]!;
+        const commandId = randomUUID();
+        const started = performance.now();
+        sentAt.set(commandId, started);
+        await client.publishLifecycle({
+          event_id: randomUUID(),
+          kind: 'completed',
+          session_id: sessionId,
+          loop_id: loopId,
+          process_handle: `job-${i}`,
+          origin_execution_id: randomUUID(),
+          state: 'exited',
+          reason: 'exited',
+          process_created_at: '2026-01-01T00:00:00Z',
+          process_started_at: '2026-01-01T00:00:01Z',
+          process_finished_at: '2026-01-01T00:00:02Z',
+          has_exit_code: true,
+          exit_code: 0,
+          command_id: commandId,
+        });
+        await client.deliverCompletion({
+          command_id: commandId,
+          session_id: sessionId,
+          loop_id: loopId,
+          process_handle: `job-${i}`,
+          state: 'exited',
+          reason: 'exited',
+        });
+        ackMs.push(performance.now() - started);
+      }
+    }),
+  );
+  const sendSeconds = (performance.now() - first) / 1000;
+  await Promise.race([handedOut, new Promise((resolve) => setTimeout(resolve, 120_000))]);
+  let drainedAt: number;
+  if (follower === 'worker') {
+    // close() resolves once every handler's consume answered.
+    await Promise.all(workers.map((worker) => worker.close()));
+    drainedAt = performance.now();
+    consumed = given - errors;
+  } else {
+    const until = Date.now() + 120_000;
+    while (consumed < given && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+    drainedAt = performance.now();
+    stop.abort();
+  }
+  await Promise.all(followers);
+  ackMs.sort((a, b) => a - b);
+  givenMs.sort((a, b) => a - b);
+  return {
+    sent: notifications,
+    sendsPerSecond: notifications / sendSeconds,
+    ackP50Ms: percentile(ackMs, 0.5),
+    givenP50Ms: percentile(givenMs, 0.5),
+    givenP99Ms: percentile(givenMs, 0.99),
+    drainPerSecond: consumed / ((drainedAt - first) / 1000),
+    lost: [...sentAt.keys()].filter((id) => !givenCount.has(id)).length,
+    twice: [...givenCount.values()].filter((count) => count > 1).length,
+    errors,
+  };
 }
 
-/** The scenario on a SQLite file and on PostgreSQL (a fresh schema, dropped after). */
+// The measured run, after one unmeasured run on the same server (see WARMUP).
+async function warmedScenario(baseUrl: string, adminToken: string, follower?: Follower): Promise<LoopQueueResult> {
+  const run = (count: number) => (follower ? agentsScenario(baseUrl, adminToken, count, follower) : scenario(baseUrl, adminToken, count));
+  if (WARMUP > 0) await run(WARMUP);
+  return run(NOTIFICATIONS);
+}
+
+// The scenario on a fresh SQLite file.
+async function onSqliteFile(adminToken: string, follower?: Follower): Promise<LoopQueueResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'pn-loop-queue-'));
+  const server = await startServer(`sqlite:${join(dir, 'journal.db')}`, adminToken);
+  try {
+    return await warmedScenario(server.url, adminToken, follower);
+  } finally {
+    server.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Issue 37's scenario on a SQLite file and on PostgreSQL (a fresh schema, dropped after), and
+ * issue 46's (sixteen agents as docs/agent-loop.md writes them: the worker, and the by-hand
+ * loop) on a SQLite file.
+ */
 export function loopQueueRows(): LoopQueueRow[] {
   const adminToken = randomBytes(24).toString('hex');
   return [
     {
       id: 'loop-queue/file',
       database: 'SQLite file',
-      async run() {
-        const dir = mkdtempSync(join(tmpdir(), 'pn-loop-queue-'));
-        const server = await startServer(`sqlite:${join(dir, 'journal.db')}`, adminToken);
-        try {
-          return await warmedScenario(server.url, adminToken);
-        } finally {
-          server.child.kill('SIGKILL');
-          rmSync(dir, { recursive: true, force: true });
-        }
-      },
+      run: () => onSqliteFile(adminToken),
+    },
+    {
+      id: 'loop-queue/agents-worker/file',
+      database: 'SQLite file',
+      run: () => onSqliteFile(adminToken, 'worker'),
+    },
+    {
+      id: 'loop-queue/agents-awaited/file',
+      database: 'SQLite file',
+      run: () => onSqliteFile(adminToken, 'awaited'),
     },
     {
       id: 'loop-queue/postgres',

@@ -185,7 +185,8 @@ async function main(): Promise<void> {
   if (loopQueue.length) {
     console.log(
       `\nThe loop at the speed of a queue (issue 37): real server processes, ${process.env.BENCH_LOOP_ITEMS ?? 4000} completions from 64 senders ` +
-        `through the client to 16 loops of one session, each consuming what completions() gives it; median of ${LOOP_QUEUE_ROUNDS} interleaved rounds by drain rate\n`,
+        `through the client to 16 loops of one session, each consuming what completions() gives it; the agents rows (issue 46): ` +
+        `16 sessions of one loop each, following as docs/agent-loop.md shows (LoopWorker, or completions() awaiting each consume); median of ${LOOP_QUEUE_ROUNDS} interleaved rounds by drain rate\n`,
     );
     console.log(loopQueueTable(loopQueue));
   }

@@ -1,11 +1,14 @@
 import { ProcessNotificationsClient } from 'process-notifications-client';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { SERVER_ADMIN_TOKEN, type ServerProcess } from '../support/server-process.js';
-import { markedBlock, packAsDocumented, runDocumented, shellCommands } from '../support/doc-commands.js';
-import { startServer } from '../supervisor/support/test-helpers.js';
+import { NPM_ENV, markedBlock, packAsDocumented, runDocumented, shellCommands } from '../support/doc-commands.js';
+import { eventually, startServer } from '../supervisor/support/test-helpers.js';
+import { completion, exited } from '../client/support/loop-side.js';
 
 const PAGE = 'docs/agent-loop.md';
 
@@ -70,5 +73,55 @@ describe("the agent loop page's example", () => {
     const { records } = await client.journal(session.session_id, { limit: 100 });
     expect(records.filter((r) => r.kind === 'completed').map((r) => r.payload?.command_id)).toEqual([result.commandId]);
     expect((await client.pendingNotifications(session.session_id, loop.loop_id)).notifications).toEqual([]);
+
+    // The worker of "Following every completion of a loop", saved as src/worker.ts and run with
+    // the page's command: it is given each completion with its exit code, consumes them all, and
+    // stops on SIGTERM once the work in flight is done.
+    writeFileSync(join(project, 'src/worker.ts'), markedBlock(PAGE, 'agent-loop-worker', 'ts'));
+    const [run] = shellCommands(markedBlock(PAGE, 'agent-loop-worker-run', 'sh'));
+    // Its two steps: compile, then the worker in the foreground (exec: the signal reaches node).
+    const [compile, start] = run!.split(' && ');
+    runDocumented([compile!], project, packages);
+    const worker = spawn('sh', ['-c', `exec ${start!}`], {
+      cwd: project,
+      env: {
+        ...process.env,
+        ...NPM_ENV,
+        PN_SERVER_URL: server.url,
+        PN_TOKEN: session.token,
+        PN_SESSION_ID: session.session_id,
+        PN_LOOP_ID: loop.loop_id,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let workerOutput = '';
+    worker.stdout.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
+    const runs = [completion(session.session_id, loop.loop_id), completion(session.session_id, loop.loop_id)];
+    await client.publishLifecycle(exited(runs[0]!, 0));
+    await client.deliverCompletion(runs[0]!);
+    await client.deliverCompletion(runs[1]!);
+    await client.publishLifecycle(exited(runs[1]!, 5)); // its outcome after it
+    await eventually(
+      async () => (await client.pendingNotifications(session.session_id, loop.loop_id)).notifications.length === 0,
+      'all consumed',
+      120_000,
+    );
+    const printed = (): unknown[] =>
+      workerOutput
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown);
+    // Printed before its consume went out: both are there once all are consumed.
+    expect(printed()).toEqual(
+      expect.arrayContaining([
+        { commandId: runs[0]!.command_id, exitCode: 0 },
+        { commandId: runs[1]!.command_id, exitCode: 5 },
+      ]),
+    );
+    process.kill(worker.pid!, 'SIGTERM');
+    const [code] = (await once(worker, 'close')) as [number | null];
+    expect(code).toBe(0);
+    expect(printed()).toHaveLength(2);
   }, 300_000);
 });

@@ -11,6 +11,8 @@ export { NetworkError } from './network.error.js';
 export { ProblemError } from './problem.error.js';
 export { TimeoutError } from './timeout.error.js';
 export type { CompletionUpdate } from './completion-tracker.js';
+export { LoopWorker, type LoopWorkerContext, type LoopWorkerHandler, type LoopWorkerOptions } from './loop-worker.js';
+export { LOOP_WORKER_FAILURES, LoopWorkerError, type LoopWorkerFailure } from './loop-worker.error.js';
 export { RetryPolicy, type RetryPolicyOptions, type Sleep } from './retry-policy.js';
 export {
   ProcessNotificationsClient,

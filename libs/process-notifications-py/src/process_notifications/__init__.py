@@ -8,12 +8,15 @@ is retried with the identical body by a :class:`RetryPolicy`.
 """
 
 from .async_client import AsyncClient
+from .async_worker import AsyncLoopWorker
 from .client import Client
 from .errors import (
     BAD_ANSWER_CODES,
     BadAnswerCode,
     BadAnswerError,
     CompletionTimeoutError,
+    LoopWorkerError,
+    LoopWorkerFailure,
     NetworkError,
     ProblemError,
     ProcessNotificationsError,
@@ -38,9 +41,11 @@ from .models import (
 )
 from .retry import RetryNotice, RetryPolicy
 from .sse import ServerSentEvent, SseDecoder
+from .worker import LoopWorker
 
 __all__ = [
     "AsyncClient",
+    "AsyncLoopWorker",
     "BAD_ANSWER_CODES",
     "BadAnswerCode",
     "BadAnswerError",
@@ -57,6 +62,9 @@ __all__ = [
     "LifecyclePublication",
     "LifecycleRecordBody",
     "Loop",
+    "LoopWorker",
+    "LoopWorkerError",
+    "LoopWorkerFailure",
     "NetworkError",
     "PendingNotification",
     "ProblemError",

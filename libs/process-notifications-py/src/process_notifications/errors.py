@@ -1,10 +1,17 @@
 """The errors of the client: an error answer, no answer at all (or not in time), an answer the
-client cannot take, and a wait that timed out."""
+client cannot take, a wait that timed out, and a notification a loop worker handed out and did
+not consume."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from .models import PendingNotification
+
+LoopWorkerFailure = Literal["handler_failed", "consume_failed"]
+"""What a loop worker reports to its ``on_error``: the handler raised, or the consume after it failed."""
 
 
 class ProcessNotificationsError(Exception):
@@ -129,6 +136,27 @@ class CompletionTimeoutError(TimeoutError):
     def __init__(self, message: str, timeout: float) -> None:
         super().__init__(message)
         self.timeout = timeout
+
+
+class LoopWorkerError(ProcessNotificationsError):
+    """A notification a loop worker (:class:`~process_notifications.LoopWorker`,
+    :class:`~process_notifications.AsyncLoopWorker`) handed out and did not consume: its handler
+    raised (``code`` ``handler_failed``), or its handler returned and the consume failed
+    (``consume_failed``; it may have committed all the same). Either way the notification may
+    still be pending: the next run of a worker on the loop is given it again. ``__cause__`` is
+    what was raised."""
+
+    code: LoopWorkerFailure
+    """Stable: which step failed."""
+    notification: PendingNotification
+    """The notification the step was for."""
+
+    def __init__(self, code: LoopWorkerFailure, notification: PendingNotification, cause: BaseException) -> None:
+        what = "the handler raised" if code == "handler_failed" else "the consume failed"
+        super().__init__(f"{what} for notification {notification.command_id}: {cause!r}")
+        self.code = code
+        self.notification = notification
+        self.__cause__ = cause
 
 
 def _optional_str(value: object) -> str | None:
