@@ -78,7 +78,7 @@ export class SessionEventStream implements OnModuleDestroy {
     }).pipe(takeUntil(this.shutdown$));
   }
 
-  /** Open streams on this node counted under `sessionId` (the admin token's apart): for the metrics and tests. */
+  /** Open streams of `sessionId`'s own token on this node, its loops' included (the admin token's are counted apart). */
   openStreams(sessionId: string): number {
     return this.open.get(sessionId.toLowerCase()) ?? 0;
   }
