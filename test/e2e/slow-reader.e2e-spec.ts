@@ -52,8 +52,8 @@ describe('REST API v1: a client that stops reading its event stream', () => {
   }
 
   /**
-   * A reader of `path` that keeps up (the admin token's, counted apart): it is given the same
-   * events as a stalled reader of the same stream at the same time, so what it received and the
+   * A reader of `path` that keeps up (the admin token's, counted apart): a loop's streams share
+   * their reads, so it is given the same events as a stalled reader of it at the same time, and what it received and the
    * stalled one's socket did not take is what the server holds for the stalled one (its status
    * line and headers aside). `given`: the bytes of the events it received (`type`: their `event:`).
    */
