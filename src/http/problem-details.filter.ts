@@ -81,7 +81,20 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       if (exception instanceof JournalUnavailableError) {
         // Logged once per outage by the journal writer, not once per request.
         headers[RETRY_AFTER_HEADER] = RETRY_AFTER_SECONDS.journal_unavailable;
-        return problem(exception.code, 'The journal is unavailable; nothing was dispatched. Retry with the same body.');
+        // Said only when true (issue 45): a write whose transaction was under way may commit late.
+        return exception.mayHaveCommitted
+          ? {
+              ...problem(
+                exception.code,
+                'The journal did not confirm the write in time: it may have committed after all, and then counts like any ' +
+                  'committed write. Retry the same request to learn which (docs/contract.md, Under faults).',
+              ),
+              may_have_committed: true,
+            }
+          : problem(
+              exception.code,
+              'The journal is unavailable; nothing was written and nothing was dispatched. Retry with the same body.',
+            );
       }
       const body = problem(exception.code, exception.message);
       if (exception.disposition) body.disposition = exception.disposition;

@@ -33,4 +33,10 @@ export class ProblemDto {
 
   @ApiPropertyOptional({ format: 'uuid', description: 'The loop that stopped the delivery (`delivery_stopped`).' })
   readonly loop_id?: string;
+
+  @ApiPropertyOptional({
+    description:
+      '`journal_unavailable`: `true` when the write was under way and may have committed after all (retry the same request to learn which); absent when nothing was written or dispatched.',
+  })
+  readonly may_have_committed?: boolean;
 }

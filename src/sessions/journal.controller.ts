@@ -1,7 +1,8 @@
-import { Controller, Get, Inject, Param, Query, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags, ApiParam } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { LAST_EVENT_ID_HEADER, MAX_JOURNAL_PAGE } from 'process-notifications-contract';
+import type { FastifyRequest } from 'fastify';
 import { map, type Observable } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { ApiProblems, AUTH_PROBLEMS } from '../http/api-problems.decorator.js';
@@ -18,6 +19,7 @@ import { journalPageBody } from './journal-page-body.js';
 import { SessionEventStream } from './session-event-stream.service.js';
 import { AnyNode } from '../cluster/owner-routed.decorator.js';
 import { loopMessageEvent } from './dto/loop-event.dto.js';
+import { drainedOf, MAX_PENDING_EVENT_CHARS } from './slow-reader.js';
 
 // Node lower-cases the names of a request's headers.
 const LAST_EVENT_ID = LAST_EVENT_ID_HEADER.toLowerCase();
@@ -61,7 +63,8 @@ export class JournalController {
     return new StreamableFile(journalPageBody(page), { type: 'application/json; charset=utf-8' });
   }
 
-  @Sse('events')
+  // A client that stops reading is dropped once this much waits for it (issue 45).
+  @Sse('events', { maxPendingDataLength: MAX_PENDING_EVENT_CHARS })
   @AnyNode()
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: LAST_EVENT_ID_HEADER, required: false, description: 'Resume after this sequence.' })
@@ -81,12 +84,13 @@ export class JournalController {
     @RequestHeader(LAST_EVENT_ID, sequence('last_event_id')) after: number,
     @RequestPrincipal() principal: Principal,
     @RequestHeader('authorization') authorization: string | undefined,
+    @Req() request: FastifyRequest,
   ): Promise<Observable<MessageEvent>> {
     // Throws session_not_found while a problem document can still be sent; any node serves it.
     await this.service.requireSession(sessionId);
     const records = this.stream
-      // The console's streams (admin token) have a bound of their own.
-      .recordsAfter(sessionId, after, principal.kind === 'admin')
+      // The console's streams (admin token) have a bound of their own; a catch-up waits for the socket.
+      .recordsAfter(sessionId, after, principal.kind === 'admin', drainedOf(request.raw.socket))
       .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
     return this.endedOnRevocation(withKeepAlive(records, this.config.sseKeepAliveMs), principal, authorization);
   }
@@ -109,7 +113,7 @@ export class JournalController {
    * requests (which buffers a whole answer), and a consume does not need the owner to have
    * dispatched what the stream gave (see docs/architecture.md).
    */
-  @Sse('loops/:lid/events')
+  @Sse('loops/:lid/events', { maxPendingDataLength: MAX_PENDING_EVENT_CHARS })
   @AnyNode()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiProduces('text/event-stream')
@@ -139,7 +143,7 @@ export class JournalController {
     // Throws session_not_found or loop_not_found while a problem document can still be sent.
     const start = await this.service.loopEventsStart(sessionId, loopId);
     const after = lastEventId >= 0 ? lastEventId : afterQuery >= 0 ? afterQuery : start;
-    const events = this.stream.loopEventsAfter(sessionId, loopId, after).pipe(map(loopMessageEvent));
+    const events = this.stream.loopEventsAfter(sessionId, loopId, after, principal.kind === 'admin').pipe(map(loopMessageEvent));
     return this.endedOnRevocation(withKeepAlive(events, this.config.sseKeepAliveMs), principal, authorization);
   }
 }

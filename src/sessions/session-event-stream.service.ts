@@ -20,10 +20,10 @@ const ADMIN_STREAMS = Symbol('admin streams');
 export class SessionEventStream implements OnModuleDestroy {
   // Replays, so a stream opened after shutdown began ends at once too.
   private readonly shutdown$ = new ReplaySubject<void>(1);
-  // Open streams of session tokens by session (and by session/loop for loop streams), so one
-  // session cannot hold every socket and subscription; the admin token's session streams (the
-  // console's) are counted apart, over all sessions, so an operator's tabs never take a session's
-  // own clients' places.
+  // Open streams of session tokens by session, its SSE streams and every loop's stream together
+  // (issue 45): one session must not hold every socket and subscription, however many loops it
+  // has. The admin token's streams (the console's) are counted apart, over all sessions, so an
+  // operator's tabs never take a session's own clients' places.
   private readonly open = new Map<string, number>();
   private adminOpen = 0;
   // The reader of each session that has loop streams open on this node.
@@ -37,19 +37,14 @@ export class SessionEventStream implements OnModuleDestroy {
   /**
    * Records of `sessionId` with a sequence above `after`, in order; completes at shutdown.
    * Throws `stream_limit_reached` when the session already has its most open streams (`admin`:
-   * when the admin token already has its most open streams on this node).
+   * when the admin token already has its most open streams on this node). `drained`, when given,
+   * is awaited before each page is read, so a catch-up goes at the pace its reader takes it
+   * rather than queueing the whole journal for a slow one.
    */
-  recordsAfter(sessionId: string, after: number, admin = false): Observable<JournalRecordView> {
-    if (admin ? this.adminOpen >= this.config.maxAdminStreams : (this.open.get(sessionId) ?? 0) >= this.config.maxStreamsPerSession) {
-      throw new HttpProblemError(
-        'stream_limit_reached',
-        admin
-          ? `The admin token already has ${this.config.maxAdminStreams} open event streams on this node; close one first.`
-          : `The session already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
-      );
-    }
-    const counted = admin ? ADMIN_STREAMS : sessionId;
+  recordsAfter(sessionId: string, after: number, admin = false, drained?: () => Promise<void>): Observable<JournalRecordView> {
+    const counted = this.place(sessionId, admin);
     return this.follow(counted, after, this.service.journalChanges(sessionId), async (last) => {
+      if (drained) await drained();
       const page = await this.service.readJournal(sessionId, last, CATCH_UP_PAGE);
       const items = page.filter((record) => record.sequence > last);
       return { items, last: items.at(-1)?.sequence ?? last, more: page.length === CATCH_UP_PAGE };
@@ -60,21 +55,16 @@ export class SessionEventStream implements OnModuleDestroy {
    * A loop's events (issue 37) after `after`, in order: read from the database after the last
    * record looked at, and again whenever the journal says the session may have new records, so
    * nothing is skipped or repeated; completes at shutdown. A node's open loop streams of one
-   * session share their reads ({@link SessionLoopReader}). Open streams are counted per loop
-   * against the same bound as a session's (`stream_limit_reached`).
+   * session share their reads ({@link SessionLoopReader}). Open streams count against the
+   * session's bound together with its own streams (`admin`: the admin token's bound), whatever
+   * loop they follow (`stream_limit_reached`).
    */
-  loopEventsAfter(sessionId: string, loopId: string, after: number): Observable<LoopEventView> {
+  loopEventsAfter(sessionId: string, loopId: string, after: number, admin = false): Observable<LoopEventView> {
     const session = sessionId.toLowerCase();
     const loop = loopId.toLowerCase();
-    const key = `${session}/${loop}`;
-    if ((this.open.get(key) ?? 0) >= this.config.maxStreamsPerSession) {
-      throw new HttpProblemError(
-        'stream_limit_reached',
-        `The loop already has ${this.config.maxStreamsPerSession} open event streams; close one first.`,
-      );
-    }
+    const counted = this.place(session, admin);
     return new Observable<LoopEventView>((subscriber) => {
-      this.count(key, 1);
+      this.count(counted, 1);
       let reader = this.loopReaders.get(session);
       if (!reader) {
         reader = new SessionLoopReader(session, this.service, CATCH_UP_PAGE, () => this.loopReaders.delete(session));
@@ -83,13 +73,44 @@ export class SessionEventStream implements OnModuleDestroy {
       const leave = reader.follow(loop, after, subscriber);
       return () => {
         leave();
-        this.count(key, -1);
+        this.count(counted, -1);
       };
     }).pipe(takeUntil(this.shutdown$));
   }
 
+  /** Open streams of `sessionId`'s own token on this node, its loops' included (the admin token's are counted apart). */
+  openStreams(sessionId: string): number {
+    return this.open.get(sessionId.toLowerCase()) ?? 0;
+  }
+
+  // Where a new stream is counted, or `stream_limit_reached` when that bound is full.
+  private place(sessionId: string, admin: boolean): string | typeof ADMIN_STREAMS {
+    if (admin) {
+      if (this.adminOpen >= this.config.maxAdminStreams) {
+        throw new HttpProblemError(
+          'stream_limit_reached',
+          `The admin token already has ${this.config.maxAdminStreams} open event streams on this node; close one first.`,
+        );
+      }
+      return ADMIN_STREAMS;
+    }
+    // One count per session however its id is spelled (UUIDs are case-insensitive).
+    const session = sessionId.toLowerCase();
+    if ((this.open.get(session) ?? 0) >= this.config.maxStreamsPerSession) {
+      throw new HttpProblemError(
+        'stream_limit_reached',
+        `The session already has ${this.config.maxStreamsPerSession} open event streams (its loops' included); close one first.`,
+      );
+    }
+    return session;
+  }
+
   // Open streams under `key`: a key without streams is forgotten.
-  private count(key: string, change: 1 | -1): void {
+  private count(key: string | typeof ADMIN_STREAMS, change: 1 | -1): void {
+    if (key === ADMIN_STREAMS) {
+      this.adminOpen += change;
+      return;
+    }
     const left = (this.open.get(key) ?? 0) + change;
     if (left > 0) this.open.set(key, left);
     else this.open.delete(key);
@@ -107,8 +128,7 @@ export class SessionEventStream implements OnModuleDestroy {
     readPage: (last: number) => Promise<{ items: readonly T[]; last: number; more: boolean }>,
   ): Observable<T> {
     return new Observable<T>((subscriber) => {
-      if (counted === ADMIN_STREAMS) this.adminOpen += 1;
-      else this.count(counted, 1);
+      this.count(counted, 1);
       let last = after;
       let reading = false;
       let readAgain = false;
@@ -139,8 +159,7 @@ export class SessionEventStream implements OnModuleDestroy {
       read().catch(fail);
       return () => {
         hints.unsubscribe();
-        if (counted === ADMIN_STREAMS) this.adminOpen -= 1;
-        else this.count(counted, -1);
+        this.count(counted, -1);
       };
     }).pipe(takeUntil(this.shutdown$));
   }

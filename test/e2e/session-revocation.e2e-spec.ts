@@ -149,30 +149,38 @@ describe('REST API v1: rotating a session token and closing a session', () => {
   });
 
   it.each([
-    ['rotated', 'token'],
-    ['closed', 'close'],
-  ] as const)('an event stream opened with the token ends once it is %s; the admin token goes on reading', async (_what, action) => {
-    await t.close();
-    // A short keep-alive: the stream's token is checked at each one.
-    t = await createHttpTestApp({ sseKeepAliveMs: 50 });
-    const { sessionId, loopId, token } = await openSessionWithLoop(t);
-    const events = `${t.url}/v1/sessions/${sessionId}/events`;
-    const leaked = await openSse(events, bearer(token));
-    const watching = await openSse(events, admin);
-    expect([leaked.status, watching.status]).toEqual([200, 200]);
-    await leaked.nextComment();
+    ['session', 'rotated', 'token'],
+    ['session', 'closed', 'close'],
+    ['loop', 'rotated', 'token'],
+    ['loop', 'closed', 'close'],
+  ] as const)(
+    "the %s's event stream opened with the token ends once it is %s; the admin token goes on reading",
+    async (stream, _what, action) => {
+      await t.close();
+      // A short keep-alive: the stream's token is checked at each one.
+      t = await createHttpTestApp({ sseKeepAliveMs: 50 });
+      const { sessionId, loopId, token } = await openSessionWithLoop(t);
+      // The session's stream, or its loop's own (issue 37): a leaked token must keep neither open.
+      const events = `${t.url}/v1/sessions/${sessionId}${stream === 'loop' ? `/loops/${loopId}` : ''}/events`;
+      const leaked = await openSse(events, bearer(token));
+      const watching = await openSse(events, admin);
+      expect([leaked.status, watching.status]).toEqual([200, 200]);
+      await leaked.nextComment();
 
-    await t.http.post(`/v1/sessions/${sessionId}/${action}`).set(admin).expect(200);
-    // Ended by the server, cleanly.
-    expect(await leaked.ended).toBe(true);
-    if (action === 'token') {
-      const fresh = (await t.http.get(`/v1/sessions/${sessionId}/journal`).set(admin)).status;
-      expect(fresh).toBe(200);
-      await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(admin).send(notification(sessionId, loopId)).expect(202);
-      expect((await watching.next(1)).map((event) => JSON.parse(event.data).kind)).toEqual(['process_notification']);
-    } else {
-      await watching.nextComment();
-    }
-    watching.close();
-  });
+      await t.http.post(`/v1/sessions/${sessionId}/${action}`).set(admin).expect(200);
+      // Ended by the server, cleanly.
+      expect(await leaked.ended).toBe(true);
+      if (action === 'token') {
+        const fresh = (await t.http.get(`/v1/sessions/${sessionId}/journal`).set(admin)).status;
+        expect(fresh).toBe(200);
+        await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(admin).send(notification(sessionId, loopId)).expect(202);
+        const [event] = await watching.next(1);
+        // A session stream's data is the journal record; a loop stream's, the pending-view entry.
+        expect(JSON.parse(event!.data)).toMatchObject(stream === 'loop' ? { loop_id: loopId } : { kind: 'process_notification' });
+      } else {
+        await watching.nextComment();
+      }
+      watching.close();
+    },
+  );
 });

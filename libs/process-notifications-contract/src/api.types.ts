@@ -254,4 +254,9 @@ export interface Problem {
   readonly cause?: StopCause;
   readonly sequence?: number;
   readonly loop_id?: string;
+  /**
+   * On `journal_unavailable`, `true` when the write was under way and may have committed after
+   * all (retry the same request to learn which); absent when nothing was written or dispatched.
+   */
+  readonly may_have_committed?: boolean;
 }

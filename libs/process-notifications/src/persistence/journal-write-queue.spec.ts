@@ -189,6 +189,37 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
     expect(runs).toBe(0);
   });
 
+  it('tells a job answered inside its transaction that it may have committed, and one answered in the queue that nothing was written', async () => {
+    const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 200 });
+    const [gate, release] = latch();
+    const [inTransaction, entered] = latch();
+    const running = draft();
+    // The append is under way (its row inserted) when its transaction stalls past the deadline.
+    const stalled = settle(
+      writer.write(async (_store, journal) => {
+        await journal.append(running);
+        entered();
+        await gate;
+      }),
+    );
+    await inTransaction;
+    const waiting = draft();
+    const queued = settle(writer.append(waiting));
+    const [first, second] = (await Promise.all([stalled, queued])) as JournalUnavailableError[];
+    expect([first, second].map((error) => [error.constructor, error.mayHaveCommitted])).toEqual([
+      [JournalUnavailableError, true],
+      [JournalUnavailableError, false],
+    ]);
+    release();
+    // What happened: the one told "may have" committed after its answer; the other never ran.
+    await writer.append(draft());
+    const ids = ((await dataSource.query('SELECT idempotency_id FROM pn_journal')) as Array<{ idempotency_id: string }>).map(
+      (row) => row.idempotency_id,
+    );
+    expect(ids).toContain(running.idempotencyId);
+    expect(ids).not.toContain(waiting.idempotencyId);
+  });
+
   it('keeps the work queued behind a job whose deadline passed inside its transaction', async () => {
     // The health probe's deadline (2 s) is shorter than the writes' (10 s here).
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource), { journalTimeoutMs: 10_000 });

@@ -140,7 +140,8 @@ export class JournalWriteQueue {
   private expire(job: Job, timeoutMs: number): void {
     const index = this.queue.indexOf(job);
     if (index >= 0) this.queue.splice(index, 1);
-    this.fail(job, new Error(`the database did not answer within ${timeoutMs} ms`));
+    // Still queued: it never ran. Otherwise its transaction is under way and may yet commit.
+    this.fail(job, new Error(`the database did not answer within ${timeoutMs} ms`), index < 0);
   }
 
   // One timer for all jobs: the oldest waiting job is the first whose silence runs out.
@@ -162,17 +163,20 @@ export class JournalWriteQueue {
     const now = performance.now();
     const silent = (job: Job) => now - Math.max(job.queuedAt, this.lastHeard) >= silenceMs;
     const error = () => new Error(`the database has not answered for ${silenceMs} ms`);
-    for (const job of this.running) if (!job.settled && silent(job)) this.fail(job, error());
+    for (const job of this.running) if (!job.settled && silent(job)) this.fail(job, error(), true);
     // The queue is in enqueue order: the silent jobs are at its head.
-    while (this.queue.length > 0 && (this.queue[0]!.settled || silent(this.queue[0]!))) this.fail(this.queue.shift()!, error());
+    while (this.queue.length > 0 && (this.queue[0]!.settled || silent(this.queue[0]!))) this.fail(this.queue.shift()!, error(), false);
     this.watch();
   }
 
-  private fail(job: Job, error: unknown): void {
+  // `ran`: the job's transaction was under way, so it may have committed: the caller is told so
+  // (a store failure while it ran gives no proof of a rollback either).
+  private fail(job: Job, error: unknown, ran: boolean): void {
     if (job.settled) return;
     job.settled = true;
     clearTimeout(job.timer);
-    job.reject(error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error));
+    if (error instanceof JournalUnavailableError) job.reject(ran && !error.mayHaveCommitted ? inDoubt(error.cause) : error);
+    else job.reject(error instanceof ProcessNotificationsError ? error : new JournalUnavailableError(error, { mayHaveCommitted: ran }));
   }
 
   private async drain(): Promise<void> {
@@ -186,7 +190,7 @@ export class JournalWriteQueue {
           this.settle(batch, result.outcomes);
         } else if (!result.retryAlone) {
           this.batches.storeFailed(result.error);
-          for (const job of batch) this.fail(job, result.error);
+          for (const job of batch) this.fail(job, result.error, true);
         } else {
           // One job's failure must not become every caller's: retry each alone. This also
           // answers a lone append that lost a unique-index race to another process on a
@@ -198,7 +202,7 @@ export class JournalWriteQueue {
             if ('outcomes' in alone) this.settle([job], alone.outcomes);
             else {
               if (!alone.retryAlone) this.batches.storeFailed(alone.error);
-              this.fail(job, alone.error);
+              this.fail(job, alone.error, true);
             }
           }
         }
@@ -229,3 +233,5 @@ export class JournalWriteQueue {
     });
   }
 }
+
+const inDoubt = (cause: unknown): JournalUnavailableError => new JournalUnavailableError(cause, { mayHaveCommitted: true });
