@@ -113,6 +113,8 @@ class LoopWorker:
                 retry=client.retry_policy,
                 request_timeout=client.request_timeout,
                 on_retry=client.on_retry,
+                max_answer_bytes=client.max_answer_bytes,
+                max_event_bytes=client.max_event_bytes,
             ) as reader:
                 worker = AsyncLoopWorker(
                     reader,
