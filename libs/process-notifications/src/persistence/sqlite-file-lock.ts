@@ -1,16 +1,16 @@
 import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SqliteFileInUseError } from './sqlite-file-in-use.error.js';
 import type { StoreOwnership } from './store-dialect.js';
 
-// What the lock uses of a better-sqlite3 connection (loaded only on SQLite: an optional peer).
+// What the lock uses of a SQLite connection.
 interface LockConnection {
   pragma(source: string): unknown;
   exec(source: string): unknown;
   close(): unknown;
 }
-type LockDriver = new (path: string, options: { timeout: number }) => LockConnection;
+/** The SQLite driver's connection class (better-sqlite3's `Database`), handed by the dialect. */
+export type SqliteLockDriver = new (path: string, options: { timeout: number }) => LockConnection;
 
 /**
  * This process's ownership of a SQLite file (issue 45): one process owns it, a second is refused.
@@ -33,10 +33,9 @@ export class SqliteFileLock implements StoreOwnership {
   private constructor(private connection: LockConnection | undefined) {}
 
   /** Takes the lock of `database` now, or throws {@link SqliteFileInUseError} at once (no wait). */
-  static acquire(database: string): SqliteFileLock {
+  static acquire(database: string, Database: SqliteLockDriver): SqliteFileLock {
     const file = realFileOf(database);
     const lockFile = `${file}.lock`;
-    const Database = createRequire(import.meta.url)('better-sqlite3') as LockDriver;
     let connection: LockConnection;
     try {
       // timeout 0: a lock another process holds fails at once, never after a wait.

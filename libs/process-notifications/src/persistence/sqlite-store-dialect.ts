@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
-import { SqliteFileLock } from './sqlite-file-lock.js';
+import { SqliteFileLock, type SqliteLockDriver } from './sqlite-file-lock.js';
 import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
 
 /** SQLite through better-sqlite3: one process, one connection, statements in this thread. */
@@ -67,7 +67,9 @@ export class SqliteStoreDialect implements StoreDialect {
 
   own(options: DataSourceOptions): StoreOwnership | undefined {
     const database = fileOf(options);
-    return database === undefined ? undefined : SqliteFileLock.acquire(database);
+    if (database === undefined) return undefined;
+    // Loaded here, not imported: better-sqlite3 is an optional peer, for hosts on SQLite.
+    return SqliteFileLock.acquire(database, createRequire(import.meta.url)('better-sqlite3') as SqliteLockDriver);
   }
 
   /**
