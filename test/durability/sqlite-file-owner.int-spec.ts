@@ -79,6 +79,20 @@ describe('one process owns a SQLite file: a second server, or a migration, is re
     expect(await lockFreeFor(file)).toBe(true);
   }, 120_000);
 
+  // A link made before the file exists: SQLite creates the file the link names, so the lock must
+  // be that file's too (it was `<link>.lock` at first, and a start by the real path ran beside it).
+  it('a link to a file not yet created takes the lock of the file it names', async () => {
+    const file = dir.file('journal.db');
+    symlinkSync(file, dir.file('link.db'));
+    const first = await createTestApp({ databaseUrl: `sqlite:${dir.file('link.db')}` });
+    try {
+      await expect(createTestApp({ databaseUrl: `sqlite:${file}` })).rejects.toMatchObject({ code: 'sqlite_file_in_use', file });
+      expect(await lockFreeFor(file)).toBe(false);
+    } finally {
+      await first.close();
+    }
+  });
+
   it('the embedded module takes the same lock: a second module is refused with SqliteFileInUseError, at once', async () => {
     const file = dir.file('journal.db');
     const first = await createTestApp({ databaseUrl: `sqlite:${file}` });

@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { SqliteFileInUseError } from './sqlite-file-in-use.error.js';
 import type { StoreOwnership } from './store-dialect.js';
 
@@ -9,6 +9,9 @@ interface LockConnection {
   exec(source: string): unknown;
   close(): unknown;
 }
+// As many links as SQLite's unix VFS follows for one path (SQLITE_MAX_SYMLINK).
+const MAX_LINKS = 100;
+
 /** The SQLite driver's connection class (better-sqlite3's `Database`), handed by the dialect. */
 export type SqliteLockDriver = new (path: string, options: { timeout: number }) => LockConnection;
 
@@ -45,6 +48,8 @@ export class SqliteFileLock implements StoreOwnership {
     }
     try {
       connection.pragma('locking_mode = EXCLUSIVE');
+      // It holds no data: no `-journal` file beside it. (Reading the mode fails when it is locked.)
+      connection.pragma('journal_mode = MEMORY');
       connection.exec('BEGIN EXCLUSIVE');
     } catch (error) {
       connection.close();
@@ -62,18 +67,30 @@ export class SqliteFileLock implements StoreOwnership {
   }
 }
 
-// The database's path as SQLite's unix VFS resolves it: absolute, links followed; a file not yet
-// created is named in its directory's real path.
+// The database's path as SQLite's unix VFS resolves it: absolute, links followed, a dangling one
+// too (SQLite creates the file it names), so the first start on a new file through a link takes
+// the lock every later start takes; a file not yet created is named in its directory's real path.
 function realFileOf(database: string): string {
-  const file = resolve(database);
-  try {
-    return realpathSync(file);
-  } catch {
+  let file = resolve(database);
+  for (let links = 0; links < MAX_LINKS; links++) {
     try {
-      return join(realpathSync(dirname(file)), basename(file));
+      return realpathSync(file);
     } catch {
-      // No directory: opening the database fails with its own error.
-      return file;
+      // Missing, or a dangling link: followed, as SQLite follows it.
     }
+    let target: string;
+    try {
+      target = readlinkSync(file);
+    } catch {
+      break;
+    }
+    // Not path.resolve: `..` in a link's target is taken on the file system, not lexically.
+    file = isAbsolute(target) ? target : `${dirname(file)}/${target}`;
+  }
+  try {
+    return join(realpathSync(dirname(file)), basename(file));
+  } catch {
+    // No directory: opening the database fails with its own error.
+    return file;
   }
 }
