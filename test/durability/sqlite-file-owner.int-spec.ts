@@ -86,7 +86,14 @@ describe('one process owns a SQLite file: a second server, or a migration, is re
     symlinkSync(file, dir.file('link.db'));
     const first = await createTestApp({ databaseUrl: `sqlite:${dir.file('link.db')}` });
     try {
-      await expect(createTestApp({ databaseUrl: `sqlite:${file}` })).rejects.toMatchObject({ code: 'sqlite_file_in_use', file });
+      const refused = await createTestApp({ databaseUrl: `sqlite:${file}` }).then(
+        async (app) => {
+          await app.close();
+          return undefined;
+        },
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ code: 'sqlite_file_in_use', file });
       expect(await lockFreeFor(file)).toBe(false);
     } finally {
       await first.close();
