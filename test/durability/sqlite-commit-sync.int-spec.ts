@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import { JournalUnavailableError } from 'nestjs-process-notifications';
 import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
 import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/journal-durability.js';
@@ -8,7 +10,7 @@ import {
   type WalCheckpointer,
   type WalCheckpointResult,
 } from '../../libs/process-notifications/src/persistence/wal-checkpointer.js';
-import { notification, useSessionWithLoop } from '../support/test-app.js';
+import { createTestApp, notification, openSessionWithLoop, useSessionWithLoop } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
 
 // On a SQLite file the writer syncs the WAL itself after COMMIT, off the event loop's thread
@@ -146,5 +148,94 @@ describe('a SQLite file: commits synced by the writer, off the event loop', () =
 
     await t.restart({ databaseUrl: `sqlite:${dir.file('journal.db')}`, loopCapacity: 100_000 });
     expect(new Set(inFile())).toEqual(new Set(sent));
+  });
+});
+
+// Issue 45: the writer synced `<path as written>-wal`, while SQLite resolves the path itself (the
+// unix VFS follows symbolic links to the real file and names the WAL `<real file>-wal`); a sync
+// that found no file passed, so through a symbolic link no answer was ever covered by a sync.
+// Each layout names real/journal.db another way; the checks are on the file SQLite really writes.
+describe('a SQLite file named through links, `..` or a relative path: the sync covers the WAL SQLite writes', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let cwd: string;
+  beforeEach(() => {
+    dir = tempDir();
+    cwd = process.cwd();
+    mkdirSync(dir.file('real'));
+  });
+  afterEach(() => {
+    process.chdir(cwd);
+    dir.remove();
+  });
+
+  const layouts: Array<[string, (root: string) => { path: string; cwd?: string }]> = [
+    [
+      'a symbolic link to the file',
+      (root) => {
+        symlinkSync(join(root, 'real/journal.db'), join(root, 'link.db'));
+        return { path: join(root, 'link.db') };
+      },
+    ],
+    [
+      '`..` segments after a linked directory (lexically another file)',
+      (root) => {
+        mkdirSync(join(root, 'real/a/b'), { recursive: true });
+        symlinkSync(join(root, 'real/a/b'), join(root, 'linked'));
+        // Not path.join, which would take the `..` lexically.
+        return { path: `${root}/linked/../../journal.db` };
+      },
+    ],
+    ['a relative path, the working directory changed after the start', (root) => ({ path: 'journal.db', cwd: join(root, 'real') })],
+  ];
+
+  it.each(layouts)('%s', async (_layout, layout) => {
+    const { path, cwd: startIn } = layout(dir.path);
+    if (startIn) process.chdir(startIn);
+    const app = await createTestApp({ databaseUrl: `sqlite:${path}` });
+    try {
+      // From now on a relative path would name another (missing) file.
+      process.chdir(dir.path);
+      const real = join(realpathSync(dir.file('real')), 'journal.db');
+      const { sessionId, loopId } = await openSessionWithLoop(app.service);
+      const durability = (app.moduleRef.get(JournalWriter, { strict: false }) as unknown as { durability: JournalDurability }).durability;
+      const internals = durability as unknown as { datasync: DataSync; wal?: FileHandle };
+      // The descriptor the writer fdatasyncs is the WAL SQLite writes, and it is open (not skipped).
+      expect(internals.wal).toBeDefined();
+      expect((await internals.wal!.stat()).ino).toBe(statSync(`${real}-wal`).ino);
+
+      let release!: () => void;
+      const stalled = new Promise<void>((resolve) => (release = resolve));
+      const real_ = internals.datasync;
+      const paths: string[] = [];
+      internals.datasync = async (walPath, directory) => {
+        paths.push(walPath);
+        await stalled;
+        await real_(walPath, directory);
+      };
+      const n = notification(sessionId, loopId);
+      let answered = false;
+      const answer = app.service.notifyProcessCompletion(sessionId, n).then(() => (answered = true));
+      const inFile = (): string[] => {
+        const reader = new Database(real, { readonly: true });
+        try {
+          return (reader.prepare('SELECT idempotency_id FROM pn_journal').all() as Array<{ idempotency_id: string }>).map(
+            (row) => row.idempotency_id,
+          );
+        } finally {
+          reader.close();
+        }
+      };
+      for (let i = 0; i < 200 && !inFile().includes(n.command_id as string); i++) await new Promise((r) => setTimeout(r, 10));
+      // Committed in the real file, its sync stalled: no answer yet.
+      expect(inFile()).toContain(n.command_id);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(answered).toBe(false);
+      release();
+      await answer;
+      expect(paths.length).toBeGreaterThan(0);
+      expect(new Set(paths)).toEqual(new Set([`${real}-wal`]));
+    } finally {
+      await app.close();
+    }
   });
 });

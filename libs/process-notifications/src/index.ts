@@ -13,6 +13,8 @@ export { runMigrationsExclusively } from './persistence/migration-lock.js';
 export { migrateStore, probeStore, type StoreProbeStep } from './persistence/store-probe.js';
 export { REFUSAL_RETENTION, RefusalStore, type RefusalRow } from './persistence/refusal-store.service.js';
 export { SchemaNewerThanCodeError } from './persistence/schema-newer-than-code.error.js';
+export { SqliteFileInUseError } from './persistence/sqlite-file-in-use.error.js';
+export { OwnedDataSource } from './persistence/owned-data-source.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type {
   ClosedSessionView,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { JournalDurability, type DataSync } from './journal-durability.js';
 
 // A sync the test completes or fails by hand, recording what it was asked.
@@ -84,5 +87,39 @@ describe('JournalDurability', () => {
     await expect(durability.whenDurable(() => undefined)).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
     expect(() => durability.check()).toThrow(/fdatasync of \/x-wal failed \(EIO\)/);
     expect(manual.calls).toHaveLength(1);
+  });
+
+  describe('its own fdatasync, on a real file', () => {
+    let dir: string;
+    beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'pn-durability-'))));
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('syncs a WAL that exists, and the reads it held go on', async () => {
+      const wal = join(dir, 'journal.db-wal');
+      writeFileSync(wal, 'frames');
+      const durability = new JournalDurability(wal);
+      durability.committing();
+      await durability.sync();
+      let taken = false;
+      await durability.whenDurable(() => (taken = true));
+      expect(taken).toBe(true);
+      await durability.close();
+    });
+
+    // Issue 45: a WAL path that is not the file SQLite writes (a symbolic link's `<link>-wal`)
+    // found nothing and was taken as synced, so every write was answered without a sync.
+    it('fails the write when the sync finds no file (ENOENT), and everything after it', async () => {
+      const wal = join(dir, 'missing.db-wal');
+      const durability = new JournalDurability(wal);
+      durability.committing();
+      const reading = durability.whenDurable(() => undefined);
+      await expect(durability.sync()).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC', message: expect.stringContaining('ENOENT') });
+      await expect(reading).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      // The file appearing later does not make the store usable again: only a restart does.
+      writeFileSync(wal, 'frames');
+      await expect(durability.sync()).rejects.toMatchObject({ code: 'SQLITE_IOERR_FSYNC' });
+      expect(() => durability.check()).toThrow(/fdatasync of .*missing\.db-wal failed \(.*ENOENT/);
+      await durability.close();
+    });
   });
 });

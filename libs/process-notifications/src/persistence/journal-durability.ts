@@ -37,7 +37,11 @@ export class JournalDurability {
   private wal?: FileHandle;
   private readonly datasync: DataSync;
 
-  /** @param datasync how the WAL is synced (tests inject faults here); by default its fdatasync(2) */
+  /**
+   * @param walPath the WAL SQLite really writes, as SQLite names it (the dialect's `walOf`), which
+   *   must exist from the first sync on: a sync that finds no file fails
+   * @param datasync how the WAL is synced (tests inject faults here); by default its fdatasync(2)
+   */
   constructor(
     private readonly walPath: string,
     datasync?: DataSync,
@@ -53,15 +57,10 @@ export class JournalDurability {
   }
 
   private async fdatasync(path: string, directory: boolean): Promise<void> {
-    if (!this.wal) {
-      try {
-        this.wal = await open(path, 'r');
-      } catch (error) {
-        // No WAL file: SQLite checkpointed it into the database (synced) and removed it at close.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-        throw error;
-      }
-    }
+    // No WAL file fails like any failed sync (issue 45): while the writer's connection is open
+    // SQLite keeps its WAL, so a missing one means the path is not the file SQLite writes, and
+    // taking that as success answered writes no sync covered.
+    this.wal ??= await open(path, 'r');
     await this.wal.datasync();
     if (!directory) return;
     // Once: the WAL's entry in its directory, created when the database was first opened.

@@ -40,7 +40,7 @@ export class JournalReadConnection {
 
   /** Opens the read-only connection of a SQLite file (nothing to open otherwise). */
   async open(): Promise<void> {
-    const options = storeDialectOf(this.dataSource).readOnlyOptions(this.dataSource.options);
+    const options = storeDialectOf(this.dataSource).readOnlyOptions(this.dataSource);
     if (options) this.readSource = await new TypeOrmDataSource(options).initialize();
   }
 

@@ -151,7 +151,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const dialect = storeDialectOf(dataSource);
     this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
     this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
-    const wal = dialect.walOf(dataSource.options);
+    const wal = dialect.walOf(dataSource);
     if (wal) {
       this.durability = new JournalDurability(wal.wal);
       const checkpointer = (this.checkpointer = new WalCheckpointer(wal, this.logger));

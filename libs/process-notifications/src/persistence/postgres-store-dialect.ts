@@ -1,6 +1,6 @@
 import type { DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
-import type { StoreDialect, StoreWal } from './store-dialect.js';
+import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
 
 /** PostgreSQL through node-postgres: several nodes, a pool, statements on the server. */
 export class PostgresStoreDialect implements StoreDialect {
@@ -35,6 +35,11 @@ export class PostgresStoreDialect implements StoreDialect {
 
   // COMMIT returns once the server made it durable (synchronous_commit = on).
   walOf(): StoreWal | undefined {
+    return undefined;
+  }
+
+  // Many nodes share the database, by design (leases fence their writes).
+  own(): StoreOwnership | undefined {
     return undefined;
   }
 

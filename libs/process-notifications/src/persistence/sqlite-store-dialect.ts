@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
-import type { StoreDialect, StoreWal } from './store-dialect.js';
+import { SqliteFileLock, type SqliteLockDriver } from './sqlite-file-lock.js';
+import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
 
 /** SQLite through better-sqlite3: one process, one connection, statements in this thread. */
 export class SqliteStoreDialect implements StoreDialect {
@@ -39,16 +40,17 @@ export class SqliteStoreDialect implements StoreDialect {
     return (dataSource.driver as { databaseConnection?: SqliteConnection }).databaseConnection;
   }
 
-  walOf(options: DataSourceOptions): StoreWal | undefined {
-    const database = fileOf(options);
+  walOf(dataSource: DataSource): StoreWal | undefined {
+    const database = this.realFileOf(dataSource);
     if (database === undefined) return undefined;
     return { database, wal: `${database}-wal`, driver: createRequire(import.meta.url).resolve('better-sqlite3') };
   }
 
   // WAL lets a second, read-only connection read the last commit while a batch runs.
-  readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined {
-    const database = fileOf(options);
+  readOnlyOptions(dataSource: DataSource): DataSourceOptions | undefined {
+    const database = this.realFileOf(dataSource);
     if (database === undefined) return undefined;
+    const { options } = dataSource;
     return {
       type: 'better-sqlite3',
       database,
@@ -61,6 +63,30 @@ export class SqliteStoreDialect implements StoreDialect {
         db.pragma('busy_timeout = 2000');
       },
     };
+  }
+
+  own(options: DataSourceOptions): StoreOwnership | undefined {
+    const database = fileOf(options);
+    if (database === undefined) return undefined;
+    // Loaded here, not imported: better-sqlite3 is an optional peer, for hosts on SQLite.
+    return SqliteFileLock.acquire(database, createRequire(import.meta.url)('better-sqlite3') as SqliteLockDriver);
+  }
+
+  /**
+   * The file SQLite really opened for a data source's connection, as SQLite names it (`PRAGMA
+   * database_list`): absolute, its symbolic links and `..` segments resolved on the file system
+   * (the unix VFS follows a linked path to the real file, and names the WAL `<that file>-wal`), a
+   * relative path taken against the directory of the moment the connection opened. The path as
+   * written may name another file (`<link>-wal` does not exist), or another one later (after a
+   * `chdir`). Undefined in memory.
+   */
+  private realFileOf(dataSource: DataSource): string | undefined {
+    if (fileOf(dataSource.options) === undefined) return undefined;
+    const connection = this.directConnection(dataSource);
+    if (!connection) throw new Error('the SQLite data source is not connected: its file cannot be named');
+    const [main] = connection.prepare('PRAGMA database_list').all() as Array<{ name: string; file: string }>;
+    if (!main?.file) throw new Error(`SQLite names no file for ${String(fileOf(dataSource.options))}`);
+    return main.file;
   }
 
   async takeBackAppend(manager: EntityManager, sequence: number): Promise<void> {

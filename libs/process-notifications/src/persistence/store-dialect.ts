@@ -9,6 +9,12 @@ export interface StoreWal {
   readonly driver: string;
 }
 
+/** A process's ownership of a database file, held until released (or the process ends). */
+export interface StoreOwnership {
+  /** Gives the file up: another process may own it from now on. */
+  release(): void;
+}
+
 /**
  * What differs between the databases the library runs on, in one port: every SQLite/PostgreSQL
  * difference of `persistence/` outside the migrations is a member here, and the rest of
@@ -55,15 +61,24 @@ export interface StoreDialect {
   directConnection(dataSource: DataSource): SqliteConnection | undefined;
   /**
    * Options of a second, read-only data source on the same database, so reads never wait behind
-   * a write batch: a SQLite file only (undefined in memory, and on PostgreSQL, whose pool reads).
+   * a write batch: a SQLite file only (undefined in memory, and on PostgreSQL, whose pool reads),
+   * the file the data source's connection really opened.
    */
-  readOnlyOptions(options: DataSourceOptions): DataSourceOptions | undefined;
+  readOnlyOptions(dataSource: DataSource): DataSourceOptions | undefined;
   /**
    * The write-ahead log the writer syncs itself off the event loop's thread, and a thread of
    * its own checkpoints (a SQLite file, see `JournalDurability` and `WalCheckpointer`);
-   * undefined where COMMIT is durable by itself (PostgreSQL) or nothing is (memory).
+   * undefined where COMMIT is durable by itself (PostgreSQL) or nothing is (memory). Named after
+   * the file the data source's (connected) connection really writes, as the database names it,
+   * not the path as written: a sync of another path would cover nothing.
    */
-  walOf(options: DataSourceOptions): StoreWal | undefined;
+  walOf(dataSource: DataSource): StoreWal | undefined;
+  /**
+   * Takes this process's ownership of the database of `options` before anything opens it, where
+   * one process must own it (a SQLite file: `SqliteFileInUseError` when another process holds
+   * it); undefined where nodes share it (PostgreSQL) or nothing is shared (memory).
+   */
+  own(options: DataSourceOptions): StoreOwnership | undefined;
   /**
    * Takes back, in the transaction that appended it, the journal record at `sequence` (the
    * health probe's), leaving no gap in the sequence where the database allows it.
