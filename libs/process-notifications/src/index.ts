@@ -18,6 +18,8 @@ export type {
   ClosedSessionView,
   JournalRecordView,
   LoopEventsPage,
+  LoopStreamRangeRequest,
+  LoopStreamsPage,
   SessionLoopEventsPage,
   LoopEventView,
   LoopView,

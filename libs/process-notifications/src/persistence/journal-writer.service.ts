@@ -31,7 +31,15 @@ import { isServerError } from './store-failure.js';
 import { storeDialectOf } from './store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
-import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart, type SessionLoopStreamPage } from './loop-stream-rows.js';
+import {
+  LoopStreamRows,
+  MAX_LOOP_STREAM_RANGES,
+  type LoopStreamPage,
+  type LoopStreamRange,
+  type LoopStreamRangesPage,
+  type LoopStreamStart,
+  type SessionLoopStreamPage,
+} from './loop-stream-rows.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
 
 /** One committed transaction of the writer. */
@@ -403,6 +411,25 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   /** One read of every loop's stream of a session after `after` (see {@link LoopStreamRows.sessionPage}). */
   sessionLoopStreamPage(sessionId: string, after: number, limit: number): Promise<SessionLoopStreamPage> {
     return this.lookupIn((manager) => this.loopStreams.sessionPage(manager, sessionId, after, Math.min(limit, this.loopSlice)));
+  }
+
+  /**
+   * One read of several loop streams' ranges, one range per session (see
+   * {@link LoopStreamRows.rangesPage}): one statement per {@link MAX_LOOP_STREAM_RANGES} ranges,
+   * so a node's streams of many sessions cost one read per commit, not one per session.
+   */
+  async loopStreamRangesPage(ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
+    const rows: Array<LoopStreamRangesPage['rows'][number]> = [];
+    const last: number[] = [];
+    let more = false;
+    for (let first = 0; first < ranges.length; first += MAX_LOOP_STREAM_RANGES) {
+      const chunk = ranges.slice(first, first + MAX_LOOP_STREAM_RANGES);
+      const page = await this.lookupIn((manager) => this.loopStreams.rangesPage(manager, chunk, Math.min(limit, this.loopSlice)));
+      for (const { range, loopId, row } of page.rows) rows.push({ range: first + range, loopId, row });
+      last.push(...page.last);
+      more ||= page.more;
+    }
+    return { rows, last, more };
   }
 
   /** The consumed record of a notification, if it was consumed. */
