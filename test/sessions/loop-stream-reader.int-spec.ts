@@ -138,6 +138,59 @@ describe('the loop streams of a node, read together', () => {
     return { reads, commits };
   }
 
+  it("reads only the hinted sessions' ranges, and a failed read ends only the streams it served", async () => {
+    const { service } = app;
+    const loops = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const { sessionId } = await service.openSession();
+        return { sessionId, loopId: (await service.openLoop(sessionId)).loopId };
+      }),
+    );
+    const ranges: Array<ReadonlyArray<{ sessionId: string }>> = [];
+    let failNext = false;
+    const source = {
+      readLoopStreams: (...args: Parameters<typeof service.readLoopStreams>) => {
+        ranges.push(args[0]);
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('the store failed this read'));
+        }
+        return service.readLoopStreams(...args);
+      },
+      journalChangedSessions: () => service.journalChangedSessions(),
+    };
+    const reader = new LoopStreamReader(source, 500);
+    const errors: unknown[] = [];
+    const streams = loops.map(({ sessionId, loopId }) => {
+      const events: LoopEventView[] = [];
+      const subscriber = new Subscriber<LoopEventView>({
+        next: (event: LoopEventView) => events.push(event),
+        error: (error: unknown) => errors.push(error),
+        complete: () => undefined,
+      });
+      const leave = reader.follow(sessionId, loopId, 0, subscriber);
+      return { events, subscriber, end: () => (subscriber.unsubscribe(), leave()) };
+    });
+    await settle();
+    ranges.length = 0;
+    // A commit of one session reads that session's range alone.
+    const [first, second] = loops;
+    await service.notifyProcessCompletion(first!.sessionId, notification(first!.sessionId, first!.loopId));
+    await settle();
+    expect(ranges.map((read) => read.map((range) => range.sessionId))).toEqual([[first!.sessionId]]);
+    expect(streams.map((stream) => stream.events.length)).toEqual([1, 0, 0, 0]);
+    // The read of the second session's commit fails: its stream ends, the others go on.
+    failNext = true;
+    await service.notifyProcessCompletion(second!.sessionId, notification(second!.sessionId, second!.loopId));
+    await settle();
+    expect(errors).toHaveLength(1);
+    expect(streams.map((stream) => stream.subscriber.closed)).toEqual([false, true, false, false]);
+    await Promise.all(loops.map(({ sessionId, loopId }) => service.notifyProcessCompletion(sessionId, notification(sessionId, loopId))));
+    await settle();
+    expect(streams.map((stream) => stream.events.length)).toEqual([2, 0, 1, 1]);
+    streams.forEach((stream) => stream.end());
+  });
+
   it('reads once per commit for all its streams, not once per stream nor once per session', async () => {
     for (const layout of ['one session', 'sixteen sessions'] as const) {
       const { reads, commits } = await readsPerRound(layout);
