@@ -1,5 +1,6 @@
 import { ProcessNotificationsClient, type LoopEvent } from 'process-notifications-client';
 import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
 import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/journal-durability.js';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { ADMIN_TOKEN, createHttpTestApp, notification, type HttpTestApp } from '../e2e/support/http-test-app.js';
@@ -10,7 +11,8 @@ import { collect } from './support/loop-side.js';
 // both databases, with sixteen loop streams open over HTTP, the store's loop stream reads (one
 // statement each) are counted per commit: sixteen sessions must cost what one session with
 // sixteen loops costs, not a read per session. And the agents' awaited consumes, from sixteen
-// sessions at once, must share the writer's transactions (and a file's syncs), not take one each.
+// sessions at once, must share the writer's transactions (and a file's syncs, and on PostgreSQL
+// the transaction's lease check), not take one each.
 
 const LOOPS = 16;
 const ROUNDS = 10;
@@ -149,6 +151,11 @@ describe.each(databases)('sixteen sessions against the real server on $name', (d
         return real(path, directory);
       };
     }
+    // On PostgreSQL each transaction checks the leases of the sessions it writes (one statement per call).
+    const leases = t.app.get(SessionLeases, { strict: false }) as unknown as { fence: (...args: unknown[]) => Promise<unknown> };
+    const fence = leases.fence.bind(leases);
+    let fences = 0;
+    leases.fence = (...args: unknown[]) => (fences++, fence(...args));
     let commits = 0;
     let jobs = 0;
     const counting = t.service.journalCommits$.subscribe(({ size }) => ((commits += 1), (jobs += size)));
@@ -165,10 +172,14 @@ describe.each(databases)('sixteen sessions against the real server on $name', (d
     } finally {
       counting.unsubscribe();
       if (sync && real) sync.datasync = real;
+      leases.fence = fence;
     }
     expect(jobs).toBe(LOOPS * ROUNDS);
     // One transaction per consume would be 160: concurrent consumes of different sessions share one.
     expect(commits).toBeLessThanOrEqual((LOOPS * ROUNDS) / 2);
     if (sync) expect(syncs).toBe(commits);
+    // PostgreSQL: one lease check per transaction for all its sessions, not one per session.
+    if (t.service.sharesDatabase) expect(fences).toBeLessThanOrEqual(commits);
+    else expect(fences).toBe(0);
   });
 });

@@ -534,7 +534,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const result = await this.transactions.run(async (manager) => {
       // BEGIN was answered, then every job's statements: the store is there, the batch is just slow.
       this.queue.heard();
-      const holds = this.fencing.inTransaction(manager);
+      const holds = this.fencing.inTransaction(
+        manager,
+        batch.flatMap((job) => (job.fence ? [job.fence] : [])),
+      );
       const outcomes: Outcome<unknown>[] = [];
       this.insertedAhead.clear();
       // Appends already part of a run inserted ahead (taken or found journaled): never sent twice.
