@@ -556,8 +556,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       // session found closed) must not commit: the batch rolls back and each job runs alone.
       if (this.insertedAhead.size > 0) throw new Error('a record inserted ahead of its job was not taken by it');
       const written = outcomes.flatMap((outcome) => outcome.written);
-      // The admin counts commit with the records that change them (one statement per session
-      // touched: a large batch is slow, not silent).
+      // The admin counts commit with the records that change them (on SQLite one statement per
+      // session and loop touched: a large batch is slow, not silent; on PostgreSQL one for all).
       await this.counters.apply(manager, written);
       this.queue.heard();
       await this.hint.send(manager, written);
