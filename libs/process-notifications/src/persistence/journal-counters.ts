@@ -22,8 +22,9 @@ const LOOP_CHANGE_COLUMNS = ['session_id', 'loop_id', 'delta', 'consumed', 'firs
  * record) and its oldest unconsumed notification, per session `last_sequence`. Called by the
  * journal writer with every record a transaction wrote, inside that transaction, so the counts
  * commit (or roll back) with the records. Never a scan of the journal: one UPDATE per loop and
- * session written (on PostgreSQL one for all the loops and one for all the sessions), plus, after a consume, one index probe for the next oldest unconsumed
- * notification (ix_pn_journal_loop_notifications, from the current oldest on).
+ * session written (on PostgreSQL one for all the loops and one for all the sessions), plus,
+ * after a consume, one index probe for the next oldest unconsumed notification
+ * (ix_pn_journal_loop_notifications, from the current oldest on).
  */
 export class JournalCounters {
   private readonly sessionSql: string;
@@ -71,8 +72,8 @@ export class JournalCounters {
           AND c.sequence IS NULL
         ORDER BY j.sequence LIMIT 1) n ON true
       WHERE l.session_id = v.session_id AND l.loop_id = v.loop_id`;
-    // Every session's last sequence at once (PostgreSQL only): sixteen sessions
-    // in one transaction cost one round trip, as one session does (issue 46).
+    // Every session's last sequence at once (PostgreSQL only): sixteen sessions in one
+    // transaction cost one round trip, as one session does (issue 46).
     this.sessionsSql = `UPDATE pn_sessions s SET last_sequence = v.last_sequence
       FROM unnest(${p(0)}::varchar[], ${p(1)}::bigint[]) AS v(session_id, last_sequence)
       WHERE s.session_id = v.session_id AND s.last_sequence < v.last_sequence`;
