@@ -3,7 +3,7 @@ import { ProcessNotificationsService, type JournalRecordView, type LoopEventView
 import { Observable, ReplaySubject, takeUntil } from 'rxjs';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { HttpProblemError } from '../http/http-problem.error.js';
-import { SessionLoopReader } from './session-loop-reader.js';
+import { LoopStreamReader } from './loop-stream-reader.js';
 
 // Journal records read per query while catching up.
 const CATCH_UP_PAGE = 500;
@@ -26,13 +26,15 @@ export class SessionEventStream implements OnModuleDestroy {
   // operator's tabs never take a session's own clients' places.
   private readonly open = new Map<string, number>();
   private adminOpen = 0;
-  // The reader of each session that has loop streams open on this node.
-  private readonly loopReaders = new Map<string, SessionLoopReader>();
+  // The one reader of every loop stream open on this node, of every session.
+  private readonly loopReader: LoopStreamReader;
 
   constructor(
     private readonly service: ProcessNotificationsService,
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
-  ) {}
+  ) {
+    this.loopReader = new LoopStreamReader(service, CATCH_UP_PAGE);
+  }
 
   /**
    * Records of `sessionId` with a sequence above `after`, in order; completes at shutdown.
@@ -54,10 +56,10 @@ export class SessionEventStream implements OnModuleDestroy {
   /**
    * A loop's events (issue 37) after `after`, in order: read from the database after the last
    * record looked at, and again whenever the journal says the session may have new records, so
-   * nothing is skipped or repeated; completes at shutdown. A node's open loop streams of one
-   * session share their reads ({@link SessionLoopReader}). Open streams count against the
-   * session's bound together with its own streams (`admin`: the admin token's bound), whatever
-   * loop they follow (`stream_limit_reached`).
+   * nothing is skipped or repeated; completes at shutdown. A node's open loop streams, of all
+   * sessions, share their reads ({@link LoopStreamReader}, issue 46). Open streams count against
+   * the session's bound together with its own streams (`admin`: the admin token's bound),
+   * whatever loop they follow (`stream_limit_reached`).
    */
   loopEventsAfter(sessionId: string, loopId: string, after: number, admin = false): Observable<LoopEventView> {
     const session = sessionId.toLowerCase();
@@ -65,12 +67,7 @@ export class SessionEventStream implements OnModuleDestroy {
     const counted = this.place(session, admin);
     return new Observable<LoopEventView>((subscriber) => {
       this.count(counted, 1);
-      let reader = this.loopReaders.get(session);
-      if (!reader) {
-        reader = new SessionLoopReader(session, this.service, CATCH_UP_PAGE, () => this.loopReaders.delete(session));
-        this.loopReaders.set(session, reader);
-      }
-      const leave = reader.follow(loop, after, subscriber);
+      const leave = this.loopReader.follow(session, loop, after, subscriber);
       return () => {
         leave();
         this.count(counted, -1);

@@ -425,6 +425,80 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
     });
   });
 
+  describe('loop stream ranges', () => {
+    // Issue 46: one read serves the loop streams of many sessions, one range each from its own
+    // position. Each range's share must be exactly its own read (its loop's page, or its
+    // session's loops' page) over the range it covered, for any positions, mix and page size,
+    // and a range must never move past its own records (another session's sequence says
+    // nothing of what this one may still commit below it).
+    it('give each range exactly its own read over the range it covered, whatever the other ranges', async () => {
+      const sessions = [await openSession(), await openSession(), await openSession()];
+      const loopsOf = new Map<string, string[]>();
+      for (const sessionId of sessions) loopsOf.set(sessionId, [await openLoop(sessionId), await openLoop(sessionId)]);
+      let seed = 46;
+      const random = (n: number): number => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return seed % n;
+      };
+      const notified: Array<{ sessionId: string; loopId: string; commandId: string }> = [];
+      for (let step = 0; step < 120; step++) {
+        const sessionId = sessions[random(sessions.length)]!;
+        const loops = loopsOf.get(sessionId)!;
+        const loopId = loops[random(loops.length)]!;
+        const action = random(10);
+        const earlier = notified.filter((entry) => entry.loopId === loopId);
+        if (action < 5 || earlier.length === 0) {
+          const commandId = randomUUID();
+          if (action === 9) await journalLifecycle(sessionId, loopId, outcomeRecord(sessionId, loopId, commandId, 'completed'));
+          await store.writer.append(notificationDraft({ sessionId, loopId, idempotencyId: commandId }));
+          notified.push({ sessionId, loopId, commandId });
+        } else if (action < 8) {
+          await store.writer.consume(sessionId, loopId, [earlier[random(earlier.length)]!.commandId], () => true);
+        } else {
+          const { commandId } = earlier[random(earlier.length)]!;
+          await journalLifecycle(sessionId, loopId, outcomeRecord(sessionId, loopId, commandId, random(2) === 0 ? 'completed' : 'lost'));
+        }
+      }
+      const last = Math.max(
+        ...(await Promise.all(sessions.map(async (sessionId) => (await store.writer.page(sessionId, 0, 10_000)).at(-1)!.sequence))),
+      );
+      let compared = 0;
+      const kinds = new Set<string>();
+      // 40 reads of 1 to 3 ranges, then reads of 70 ranges (more than one statement holds).
+      for (let read = 0; read < 46; read++) {
+        const count = read < 40 ? 1 + random(3) : 70;
+        const ranges = Array.from({ length: count }, () => {
+          const sessionId = sessions[random(sessions.length)]!;
+          const loops = loopsOf.get(sessionId)!;
+          return { sessionId, loopId: random(2) === 0 ? null : loops[random(loops.length)]!, after: random(last + 1) };
+        });
+        const limit = 1 + random(40);
+        const shared = await store.writer.loopStreamRangesPage(ranges, limit);
+        expect(shared.last).toHaveLength(ranges.length);
+        for (const [index, { sessionId, loopId, after }] of ranges.entries()) {
+          const own =
+            loopId === null
+              ? await store.writer.sessionLoopStreamPage(sessionId, after, 10_000)
+              : await store.writer.loopStreamPage(sessionId, loopId, after, 10_000).then((page) => ({
+                  ...page,
+                  rows: page.rows.map((row) => ({ loopId, row })),
+                }));
+          const expected = own.rows.filter(({ row }) => row.sequence <= shared.last[index]!);
+          const got = shared.rows.filter((entry) => entry.range === index).map(({ loopId: of, row }) => ({ loopId: of, row }));
+          expect(got).toEqual(expected);
+          expected.forEach(({ row }) => kinds.add(row.kind));
+          compared += expected.length;
+          // Its own position: where its own read stops, never past it; the whole range when the read did not stop at its limit.
+          expect(shared.last[index]).toBeGreaterThanOrEqual(after);
+          expect(shared.last[index]).toBeLessThanOrEqual(own.last);
+          if (!shared.more) expect(shared.last[index]).toBe(own.last);
+        }
+      }
+      expect([...kinds].sort()).toEqual(['consumed', 'notification', 'outcome']);
+      expect(compared).toBeGreaterThan(200);
+    });
+  });
+
   describe('store dialect', () => {
     it("answers its probe, reads a payload's JSON text, and takes an append back", async () => {
       const dialect = storeDialectOf(store.dataSource);
@@ -454,6 +528,23 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       await store.writer.append(notificationDraft({ sessionId: otherSession, loopId: otherLoop }));
       await store.writer.append(notificationDraft({ sessionId, loopId }));
       await expect(woken).resolves.toHaveLength(1);
+    });
+
+    it('names in one stream each session whose records commit', async () => {
+      const [one, two] = [await openSession(), await openSession()];
+      const loops = [await openLoop(one), await openLoop(two)];
+      // On PostgreSQL a commit is named twice (this node's commit, then its NOTIFY): a hint may repeat.
+      const named = new Set<string | null>();
+      const both = firstValueFrom(
+        store.feed.changedSessions().pipe(
+          filter((changed) => named.add(changed).has(one) && named.has(two)),
+          take(1),
+        ),
+      );
+      await store.writer.append(notificationDraft({ sessionId: one, loopId: loops[0]! }));
+      await store.writer.append(notificationDraft({ sessionId: two, loopId: loops[1]! }));
+      await both;
+      expect(named).toContain(one);
     });
   });
 
@@ -490,8 +581,16 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
         const next = (await leases.acquire(sessionId))!;
         expect(next).toBe(epoch + 1);
         leases.hold(sessionId, next);
+        // The node-wide stream names it too (the hint's payload split once, issue 46).
+        const named = firstValueFrom(
+          store.feed.changedSessions().pipe(
+            filter((changed) => changed === sessionId),
+            take(1),
+          ),
+        );
         await writer.append(notificationDraft({ sessionId, loopId }));
         await expect(hint).resolves.toContain(sessionId);
+        await expect(named).resolves.toBe(sessionId);
       } finally {
         await leases.onModuleDestroy();
         await otherNode.destroy();

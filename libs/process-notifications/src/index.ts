@@ -20,6 +20,8 @@ export type {
   ClosedSessionView,
   JournalRecordView,
   LoopEventsPage,
+  LoopStreamRangeRequest,
+  LoopStreamsPage,
   SessionLoopEventsPage,
   LoopEventView,
   LoopView,

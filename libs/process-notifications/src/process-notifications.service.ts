@@ -29,6 +29,8 @@ import {
   recordView,
   type ClosedSessionView,
   type LoopEventsPage,
+  type LoopStreamRangeRequest,
+  type LoopStreamsPage,
   type SessionLoopEventsPage,
   type JournalRecordView,
   type SessionTokenView,
@@ -299,6 +301,26 @@ export class ProcessNotificationsService {
     };
   }
 
+  /**
+   * {@link readLoopEvents} and {@link readSessionLoopEvents} for the streams of many sessions at
+   * once (issue 46): one read per 64 ranges, each range (one per session) from its own position,
+   * its events being what the read of its loop, or of its session's loops, gives over the same
+   * range. For a node streaming the loops of many sessions: one read per commit, not one per
+   * session. `last` is per range (a range moves only past its own records, never to another
+   * session's sequence).
+   */
+  async readLoopStreams(ranges: readonly LoopStreamRangeRequest[], limit = 500): Promise<LoopStreamsPage> {
+    const page = await this.journal.loopStreamRangesPage(
+      ranges.map(({ sessionId, loopId, after }) => ({ sessionId: sessionId.toLowerCase(), loopId: loopId?.toLowerCase() ?? null, after })),
+      limit,
+    );
+    return {
+      events: page.rows.map(({ range, loopId, row }) => ({ range, loopId, event: loopEventView(row) })),
+      last: page.last,
+      more: page.more,
+    };
+  }
+
   /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */
   loopChanges(sessionId: string, loopId: string): Observable<void> {
     return this.feed.loopChanges(sessionId.toLowerCase(), loopId.toLowerCase());
@@ -348,6 +370,15 @@ export class ProcessNotificationsService {
    */
   journalChanges(sessionId: string): Observable<void> {
     return this.feed.changes(sessionId.toLowerCase());
+  }
+
+  /**
+   * {@link journalChanges} of every session in one stream: the id of a session whose records may
+   * have been committed (by this node or, on PostgreSQL, any other), or null when any session's
+   * may have. For a reader following many sessions: one subscription, not one per session.
+   */
+  journalChangedSessions(): Observable<string | null> {
+    return this.feed.changedSessions();
   }
 
   /** One session's journal records as this process commits them, in sequence order. */

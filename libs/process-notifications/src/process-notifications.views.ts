@@ -87,6 +87,25 @@ export interface SessionLoopEventsPage {
   readonly more: boolean;
 }
 
+/**
+ * One range of {@link ProcessNotificationsService.readLoopStreams}: a session's loop events after
+ * `after`, of one loop (`loopId`) or of every loop of the session (no `loopId`).
+ */
+export interface LoopStreamRangeRequest {
+  readonly sessionId: string;
+  readonly loopId?: string;
+  readonly after: number;
+}
+
+/** One read of several sessions' loop streams: each event with its range (an index) and loop. */
+export interface LoopStreamsPage {
+  readonly events: Array<{ readonly range: number; readonly loopId: string; readonly event: LoopEventView }>;
+  /** Per range, the sequence to read it on after. */
+  readonly last: number[];
+  /** True when the read stopped at its limit: read on at once. */
+  readonly more: boolean;
+}
+
 // The library's mappers to the views above: the one place where what it holds becomes what it returns.
 
 export function loopView(loop: ProcessLoop): LoopView {

@@ -242,6 +242,9 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     expect(await node.listeners()).toHaveLength(1);
     const session = randomUUID();
     const ours = reader(node.feed, session);
+    // The node-wide stream (issue 46): each session a hint names, null for any session.
+    const named: Array<string | null> = [];
+    const all = node.feed.changedSessions().subscribe((changed) => named.push(changed));
     // Hints come in the order they were sent: once a later one woke the reader, the earlier
     // ones were heard too.
     await notify(randomUUID());
@@ -259,6 +262,9 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     await ours.woken(4);
     expect(ours.count).toBe(4);
     ours.subscription.unsubscribe();
+    expect(named.filter((changed) => changed === session || changed === null)).toEqual([session, session, null, session]);
+    expect(named).toHaveLength(10);
+    all.unsubscribe();
   });
 
   it('polls every second while its LISTEN connection is down, listens again on a new connection and wakes every reader', async () => {
@@ -268,6 +274,8 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     const [first] = await node.listeners();
     const session = randomUUID();
     const ours = reader(node.feed, session);
+    const named: Array<string | null> = [];
+    const all = node.feed.changedSessions().subscribe((changed) => named.push(changed));
 
     const lost = nextWarning();
     await admin!.query('SELECT pg_terminate_backend($1)', [first]);
@@ -280,8 +288,12 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     expect(ours.count).toBe(1);
     jest.advanceTimersByTime(1_000);
     expect(ours.count).toBe(2);
+    // The node-wide stream polls too: any session.
+    expect(named).toEqual([null, null]);
     // Back: every reader re-reads once, whatever it missed.
     await ours.woken(3);
+    expect(named).toEqual([null, null, null]);
+    all.unsubscribe();
     const [second] = await node.listeners();
     expect(second).toBeDefined();
     expect(second).not.toBe(first);

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { filter, interval, map, merge, type Observable } from 'rxjs';
+import { filter, interval, map, merge, mergeMap, type Observable } from 'rxjs';
 import { ANY_SESSION } from '../persistence/journal-commit-hint.js';
 import { JournalNotifyListener } from '../persistence/journal-notify-listener.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
@@ -36,6 +36,23 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
   loopChanges(sessionId: string, loopId: string): Observable<void> {
     const local = this.writer.records$.pipe(filter((record) => record.loopId === loopId && record.sessionId === sessionId));
     return this.withHints(local, sessionId);
+  }
+
+  /**
+   * Every session's hints in one stream (issue 46): the id of a session whose records may have
+   * been committed (by any node), or null when any session's may have (the listener (re)started,
+   * or a poll while it is down). For a reader of many sessions: one subscription and one split
+   * of each hint's payload, not one per session.
+   */
+  changedSessions(): Observable<string | null> {
+    const local = this.writer.records$.pipe(map((record) => record.sessionId));
+    if (!this.leases.enabled) return local;
+    const remote = this.listener.hints$.pipe(mergeMap((sessions) => (sessions === ANY_SESSION ? [null] : sessions.split(','))));
+    const fallback = interval(POLL_MS).pipe(
+      filter(() => !this.listener.listening),
+      map(() => null),
+    );
+    return merge(local, remote, fallback);
   }
 
   // This node's commits, and on PostgreSQL the session's hints, or a poll while not listening.

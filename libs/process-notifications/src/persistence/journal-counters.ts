@@ -22,8 +22,9 @@ const LOOP_CHANGE_COLUMNS = ['session_id', 'loop_id', 'delta', 'consumed', 'firs
  * record) and its oldest unconsumed notification, per session `last_sequence`. Called by the
  * journal writer with every record a transaction wrote, inside that transaction, so the counts
  * commit (or roll back) with the records. Never a scan of the journal: one UPDATE per loop and
- * session written, plus, after a consume, one index probe for the next oldest unconsumed
- * notification (ix_pn_journal_loop_notifications, from the current oldest on).
+ * session written (on PostgreSQL one for all the loops and one for all the sessions), plus,
+ * after a consume, one index probe for the next oldest unconsumed notification
+ * (ix_pn_journal_loop_notifications, from the current oldest on).
  */
 export class JournalCounters {
   private readonly sessionSql: string;
@@ -32,6 +33,7 @@ export class JournalCounters {
   private readonly nextOldestSql: string;
   private readonly consumedSql: string;
   private readonly loopsSql: string;
+  private readonly sessionsSql: string;
   // Where every statement is a round trip (PostgreSQL), all loops change in one statement.
   private readonly oneStatement: boolean;
 
@@ -70,6 +72,11 @@ export class JournalCounters {
           AND c.sequence IS NULL
         ORDER BY j.sequence LIMIT 1) n ON true
       WHERE l.session_id = v.session_id AND l.loop_id = v.loop_id`;
+    // Every session's last sequence at once (PostgreSQL only): sixteen sessions in one
+    // transaction cost one round trip, as one session does (issue 46).
+    this.sessionsSql = `UPDATE pn_sessions s SET last_sequence = v.last_sequence
+      FROM unnest(${p(0)}::varchar[], ${p(1)}::bigint[]) AS v(session_id, last_sequence)
+      WHERE s.session_id = v.session_id AND s.last_sequence < v.last_sequence`;
   }
 
   /** Applies what `records` (just written, in sequence order, in this transaction) change. */
@@ -91,7 +98,11 @@ export class JournalCounters {
         change.consumed += 1;
       }
     }
-    for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
+    if (this.oneStatement && sessions.size > 1) {
+      await manager.query(this.sessionsSql, [[...sessions.keys()], [...sessions.values()]]);
+    } else {
+      for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
+    }
     if (this.oneStatement && loops.size > 1) return this.applyToLoops(manager, [...loops.values()]);
     for (const change of loops.values()) await this.applyToLoop(manager, change);
   }

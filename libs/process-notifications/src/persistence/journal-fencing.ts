@@ -29,20 +29,24 @@ export class JournalFencing {
   }
 
   /**
-   * A check for one transaction: true while it holds the fence's lease. Asked once per session and
-   * epoch; the lease row is then held FOR UPDATE until COMMIT, so the answer cannot change and the
-   * session's next transaction waits for this one.
+   * A check for one transaction: true while it holds the fence's lease. `fences` are all the
+   * fences it will be asked about (its batch's): the first question asks the leases of all their
+   * sessions in one statement (not one per session); the lease rows are then held FOR UPDATE
+   * until COMMIT, so the answers cannot change and each session's next transaction waits for
+   * this one. A fence not among `fences` is asked on its own.
    */
-  inTransaction(manager: EntityManager): (fence: Fence) => Promise<boolean> {
-    const checked = new Map<string, Promise<boolean>>();
-    return (fence) => {
-      const key = `${fence.sessionId}@${fence.epoch}`;
-      let holds = checked.get(key);
-      if (holds === undefined) {
-        holds = this.leases.fence(manager, fence.sessionId, fence.epoch);
-        checked.set(key, holds);
+  inTransaction(manager: EntityManager, fences: readonly Fence[]): (fence: Fence) => Promise<boolean> {
+    let held: Promise<Map<string, number>> | undefined;
+    const asked = new Set(fences.map((fence) => fence.sessionId));
+    const alone = new Map<string, Promise<Map<string, number>>>();
+    return async (fence) => {
+      if (!asked.has(fence.sessionId)) {
+        let own = alone.get(fence.sessionId);
+        if (!own) alone.set(fence.sessionId, (own = this.leases.fence(manager, [fence.sessionId])));
+        return (await own).get(fence.sessionId) === fence.epoch;
       }
-      return holds;
+      held ??= this.leases.fence(manager, [...asked]);
+      return (await held).get(fence.sessionId) === fence.epoch;
     };
   }
 

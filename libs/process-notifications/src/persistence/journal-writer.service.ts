@@ -31,7 +31,15 @@ import { isServerError } from './store-failure.js';
 import { storeDialectOf } from './store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
-import { LoopStreamRows, type LoopStreamPage, type LoopStreamStart, type SessionLoopStreamPage } from './loop-stream-rows.js';
+import {
+  LoopStreamRows,
+  MAX_LOOP_STREAM_RANGES,
+  type LoopStreamPage,
+  type LoopStreamRange,
+  type LoopStreamRangesPage,
+  type LoopStreamStart,
+  type SessionLoopStreamPage,
+} from './loop-stream-rows.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
 
 /** One committed transaction of the writer. */
@@ -405,6 +413,25 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return this.lookupIn((manager) => this.loopStreams.sessionPage(manager, sessionId, after, Math.min(limit, this.loopSlice)));
   }
 
+  /**
+   * One read of several loop streams' ranges, one range per session (see
+   * {@link LoopStreamRows.rangesPage}): one statement per {@link MAX_LOOP_STREAM_RANGES} ranges,
+   * so a node's streams of many sessions cost one read per commit, not one per session.
+   */
+  async loopStreamRangesPage(ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
+    const rows: Array<LoopStreamRangesPage['rows'][number]> = [];
+    const last: number[] = [];
+    let more = false;
+    for (let first = 0; first < ranges.length; first += MAX_LOOP_STREAM_RANGES) {
+      const chunk = ranges.slice(first, first + MAX_LOOP_STREAM_RANGES);
+      const page = await this.lookupIn((manager) => this.loopStreams.rangesPage(manager, chunk, Math.min(limit, this.loopSlice)));
+      for (const { range, loopId, row } of page.rows) rows.push({ range: first + range, loopId, row });
+      last.push(...page.last);
+      more ||= page.more;
+    }
+    return { rows, last, more };
+  }
+
   /** The consumed record of a notification, if it was consumed. */
   consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
     return this.lookupIn((manager) =>
@@ -507,7 +534,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     const result = await this.transactions.run(async (manager) => {
       // BEGIN was answered, then every job's statements: the store is there, the batch is just slow.
       this.queue.heard();
-      const holds = this.fencing.inTransaction(manager);
+      const holds = this.fencing.inTransaction(
+        manager,
+        batch.flatMap((job) => (job.fence ? [job.fence] : [])),
+      );
       const outcomes: Outcome<unknown>[] = [];
       this.insertedAhead.clear();
       // Appends already part of a run inserted ahead (taken or found journaled): never sent twice.
@@ -526,8 +556,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       // session found closed) must not commit: the batch rolls back and each job runs alone.
       if (this.insertedAhead.size > 0) throw new Error('a record inserted ahead of its job was not taken by it');
       const written = outcomes.flatMap((outcome) => outcome.written);
-      // The admin counts commit with the records that change them (one statement per session
-      // touched: a large batch is slow, not silent).
+      // The admin counts commit with the records that change them (on SQLite one statement per
+      // session and loop touched: a large batch is slow, not silent; on PostgreSQL one for all).
       await this.counters.apply(manager, written);
       this.queue.heard();
       await this.hint.send(manager, written);

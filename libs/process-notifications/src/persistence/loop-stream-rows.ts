@@ -41,6 +41,28 @@ export interface SessionLoopStreamPage extends Omit<LoopStreamPage, 'rows'> {
   readonly rows: Array<{ readonly loopId: string; readonly row: LoopStreamRow }>;
 }
 
+/**
+ * One range of a {@link LoopStreamRows.rangesPage} read: a session's records after `after`, of
+ * one loop (`loopId`) or of every loop of the session (`loopId` null).
+ */
+export interface LoopStreamRange {
+  readonly sessionId: string;
+  readonly loopId: string | null;
+  readonly after: number;
+}
+
+/** One read of several ranges: each row with its range (an index into the ranges) and loop. */
+export interface LoopStreamRangesPage {
+  readonly rows: Array<{ readonly range: number; readonly loopId: string; readonly row: LoopStreamRow }>;
+  /** Per range, where to read it on: its last record looked at, or its `after` when the read found none. */
+  readonly last: number[];
+  /** True when the read stopped at its limit: more records of some range may follow at once. */
+  readonly more: boolean;
+}
+
+/** The most ranges one statement reads (the store's bounds on parameters and compound selects). */
+export const MAX_LOOP_STREAM_RANGES = 64;
+
 /** Where a loop's stream starts when the client names no position, read with the loop's row. */
 export interface LoopStreamStart {
   /** The loop's oldest notification without a consumed record (its unconsumed work starts there). */
@@ -66,21 +88,26 @@ export class LoopStreamRows {
   private readonly pageSql: string;
   private readonly sessionPageSql: string;
   private readonly startSql: string;
+  private readonly parameter: (index: number) => string;
+  private readonly select: (source: string, columns?: string) => string;
 
   constructor(dataSource: DataSource) {
-    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    const p = (this.parameter = (index: number) => dataSource.driver.createParameter(`p${index}`, index));
     // The command id a completed or lost record names, from its payload (null once dropped).
     const dialect = storeDialectOf(dataSource);
     const named = dialect.jsonText('j.payload', 'command_id');
     // Each joined record is one index probe per row (probeJoin): a read costs its page, never the
     // session (on PostgreSQL a plain join, planned on a fresh table, read the whole session's
     // records once per row: 3 million rows touched for a 256-row page, loop-reads-postgres spec).
-    const select = `SELECT j.sequence, j.loop_id, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
+    this.select = (
+      source,
+      columns = '',
+    ) => `SELECT ${columns}j.sequence, j.loop_id, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
         o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
         o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,
         o.signal AS o_signal, o.process_started_at AS o_started, o.process_finished_at AS o_finished,
         n.sequence AS n_sequence, n.loop_id AS n_loop_id, n.payload AS n_payload, c.sequence AS c_sequence
-      FROM pn_journal j
+      FROM ${source} j
       ${dialect.probeJoin(
         'pn_process_outcomes',
         'o',
@@ -100,6 +127,7 @@ export class LoopStreamRows {
         `j.kind = 'process_notification' AND c.session_id = j.session_id
         AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`,
       )}`;
+    const select = this.select('pn_journal');
     this.pageSql = `${select}
       WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
       ORDER BY j.sequence LIMIT ${p(3)}`;
@@ -144,6 +172,44 @@ export class LoopStreamRows {
       if (item) out.push({ loopId, row: item });
     }
     return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
+  }
+
+  /**
+   * Up to `limit` records of several ranges (at most {@link MAX_LOOP_STREAM_RANGES}, one per
+   * session) in one statement, each row as its range's own read makes it: a loop range's rows are
+   * that loop's {@link page}, a session range's are its {@link sessionPage}, over the same range.
+   * Each range is read over its own index from its own position (a union of one index range per
+   * range), so a quiet session costs one index probe and a lone loop never reads its neighbours.
+   * `last` is per range, never the read's highest sequence: sequences are only committed in order
+   * within a session (its owner's writer), so another session's higher record, committed by
+   * another node, says nothing of what this session may still commit below it.
+   */
+  async rangesPage(manager: EntityManager, ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
+    if (ranges.length === 0) return { rows: [], last: [], more: false };
+    if (ranges.length > MAX_LOOP_STREAM_RANGES) throw new RangeError(`at most ${MAX_LOOP_STREAM_RANGES} ranges per read`);
+    const parameters: Array<string | number> = [];
+    const next = (value: string | number): string => (parameters.push(value), this.parameter(parameters.length - 1));
+    const branches = ranges.map((range, index) => {
+      // Parameters taken in the order they appear: they are positional on SQLite.
+      const session = `session_id = ${next(range.sessionId)}`;
+      const loop = range.loopId === null ? 'loop_id IS NOT NULL' : `loop_id = ${next(range.loopId)}`;
+      const where = `${session} AND ${loop} AND sequence > ${next(range.after)}`;
+      return `SELECT * FROM (SELECT ${index} AS pn_range, pn_journal.* FROM pn_journal WHERE ${where}
+        ORDER BY sequence LIMIT ${next(limit)}) r${index}`;
+    });
+    const union = `(${branches.join(' UNION ALL ')} ORDER BY sequence LIMIT ${next(limit)})`;
+    const sql = this.select(union, 'j.pn_range, ');
+    const rows = (await manager.query(`${sql} ORDER BY j.sequence`, parameters)) as Row[];
+    const last = ranges.map((range) => range.after);
+    const out: Array<{ range: number; loopId: string; row: LoopStreamRow }> = [];
+    for (const row of rows) {
+      const range = Number(row.pn_range);
+      last[range] = Number(row.sequence);
+      const loopId = String(row.loop_id);
+      const item = streamRow(row, loopId);
+      if (item) out.push({ range, loopId, row: item });
+    }
+    return { rows: out, last, more: rows.length === limit };
   }
 }
 

@@ -168,20 +168,24 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Inside a journal transaction: true when this node still holds the session at `epoch` and is
-   * alive. Takes the lease row FOR UPDATE: a steal, and this node's next transaction for the
-   * session (on another connection, after this one was given up), wait until this transaction
-   * has ended, so a session's records commit in sequence order. The wait is bounded: the server
-   * ends a transaction left idle (see `idle_in_transaction_session_timeout`) and a statement
-   * waits at most `statement_timeout`.
+   * Inside a journal transaction: the epoch at which this node still holds each of `sessionIds`
+   * while it is alive (a session it does not hold is left out), in one statement for all of them
+   * (issue 46: a batch of sixteen sessions' work costs one round trip, not sixteen). Takes the
+   * lease rows FOR UPDATE, in session order (two transactions never wait on each other's rows
+   * in opposite orders): a steal, and this node's next transaction for a session (on another
+   * connection, after this one was given up), wait until this transaction has ended, so a
+   * session's records commit in sequence order. The wait is bounded: the server ends a
+   * transaction left idle (see `idle_in_transaction_session_timeout`) and a statement waits at
+   * most `statement_timeout`.
    */
-  async fence(manager: EntityManager, sessionId: string, epoch: number): Promise<boolean> {
+  async fence(manager: EntityManager, sessionIds: readonly string[]): Promise<Map<string, number>> {
     const rows = (await manager.query(
-      `SELECT l.epoch FROM pn_session_leases l JOIN pn_nodes n ON n.node_id = l.owner_node
-       WHERE l.session_id = $1 AND l.owner_node = $2 AND n.expires_at > now() FOR UPDATE OF l`,
-      [sessionId, this.nodeId],
-    )) as Array<{ epoch: string }>;
-    return rows.length === 1 && Number(rows[0]!.epoch) === epoch;
+      `SELECT l.session_id, l.epoch FROM pn_session_leases l JOIN pn_nodes n ON n.node_id = l.owner_node
+       WHERE l.session_id = ANY($1::text[]) AND l.owner_node = $2 AND n.expires_at > now()
+       ORDER BY l.session_id FOR UPDATE OF l`,
+      [sessionIds, this.nodeId],
+    )) as Array<{ session_id: string; epoch: string }>;
+    return new Map(rows.map((row) => [row.session_id, Number(row.epoch)]));
   }
 
   /**
