@@ -55,6 +55,33 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
 
+/** What a scenario's run counted, as its result: one way for both scenarios. */
+function measured(run: {
+  notifications: number;
+  sendSeconds: number;
+  ackMs: number[];
+  givenMs: number[];
+  drainSeconds: number;
+  consumed: number;
+  sentAt: ReadonlyMap<string, number>;
+  givenCount: ReadonlyMap<string, number>;
+  errors: number;
+}): LoopQueueResult {
+  run.ackMs.sort((a, b) => a - b);
+  run.givenMs.sort((a, b) => a - b);
+  return {
+    sent: run.notifications,
+    sendsPerSecond: run.notifications / run.sendSeconds,
+    ackP50Ms: percentile(run.ackMs, 0.5),
+    givenP50Ms: percentile(run.givenMs, 0.5),
+    givenP99Ms: percentile(run.givenMs, 0.99),
+    drainPerSecond: run.consumed / run.drainSeconds,
+    lost: [...run.sentAt.keys()].filter((id) => !run.givenCount.has(id)).length,
+    twice: [...run.givenCount.values()].filter((count) => count > 1).length,
+    errors: run.errors,
+  };
+}
+
 function startServer(databaseUrl: string, adminToken: string): Promise<ServerProcess> {
   return startServerProcess(
     { PN_DATABASE_URL: databaseUrl, PN_ADMIN_TOKEN: adminToken },
@@ -122,19 +149,17 @@ async function scenario(baseUrl: string, adminToken: string, notifications: numb
   await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 60_000))]);
   stop.abort();
   await Promise.all(consumers);
-  ackMs.sort((a, b) => a - b);
-  givenMs.sort((a, b) => a - b);
-  return {
-    sent: notifications,
-    sendsPerSecond: notifications / sendSeconds,
-    ackP50Ms: percentile(ackMs, 0.5),
-    givenP50Ms: percentile(givenMs, 0.5),
-    givenP99Ms: percentile(givenMs, 0.99),
-    drainPerSecond: consumed / ((lastConsumedAt - first) / 1000),
-    lost: [...sentAt.keys()].filter((id) => !givenCount.has(id)).length,
-    twice: [...givenCount.values()].filter((count) => count > 1).length,
+  return measured({
+    notifications,
+    sendSeconds,
+    ackMs,
+    givenMs,
+    drainSeconds: (lastConsumedAt - first) / 1000,
+    consumed,
+    sentAt,
+    givenCount,
     errors,
-  };
+  });
 }
 
 /** How each loop of issue 46's scenario follows its completions, as docs/agent-loop.md shows it. */
@@ -252,19 +277,17 @@ async function agentsScenario(baseUrl: string, adminToken: string, notifications
     stop.abort();
   }
   await Promise.all(followers);
-  ackMs.sort((a, b) => a - b);
-  givenMs.sort((a, b) => a - b);
-  return {
-    sent: notifications,
-    sendsPerSecond: notifications / sendSeconds,
-    ackP50Ms: percentile(ackMs, 0.5),
-    givenP50Ms: percentile(givenMs, 0.5),
-    givenP99Ms: percentile(givenMs, 0.99),
-    drainPerSecond: consumed / ((drainedAt - first) / 1000),
-    lost: [...sentAt.keys()].filter((id) => !givenCount.has(id)).length,
-    twice: [...givenCount.values()].filter((count) => count > 1).length,
+  return measured({
+    notifications,
+    sendSeconds,
+    ackMs,
+    givenMs,
+    drainSeconds: (drainedAt - first) / 1000,
+    consumed,
+    sentAt,
+    givenCount,
     errors,
-  };
+  });
 }
 
 // The measured run, after one unmeasured run on the same server (see WARMUP).

@@ -2,21 +2,19 @@ import { constants } from 'node:os';
 import type { PendingNotification, ProcessOutcome } from 'process-notifications-client';
 import { ShellExitStatusMapper } from './shell-exit-status.mapper.js';
 
-// `signal` (section 16) may not be in the contract package's ProcessOutcome yet.
-type Outcome = ProcessOutcome & { readonly signal?: string | null };
-
-const outcome = (fields: Partial<Outcome> = {}): Outcome => ({
+const outcome = (fields: Partial<ProcessOutcome> = {}): ProcessOutcome => ({
   event_id: '0b7e3c1a-3f1e-4a53-9d6e-6c1f0d3b9a11',
   kind: 'completed',
   has_exit_code: false,
   exit_code: null,
   diagnostic: null,
+  signal: null,
   process_started_at: null,
   process_finished_at: null,
   ...fields,
 });
 
-const notification = (state: string, reason: string, fields: Partial<Outcome> | null = {}): PendingNotification =>
+const notification = (state: string, reason: string, fields: Partial<ProcessOutcome> | null = {}): PendingNotification =>
   ({
     command_id: '5d1f6c2e-8a4b-4f0e-9c3d-2b7a1e6f4c55',
     session_id: '6a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d',
