@@ -92,6 +92,15 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
       'Durable, journal-first delivery of process completion notifications to agent loops. Errors are RFC 9457 problem documents.',
     )
     .setVersion('1')
+    // Relative: the document describes the server that serves it.
+    .addServer('/')
+    .addTag('sessions', 'Sessions and their tokens (spec section 8).')
+    .addTag('loops', 'Agent loops of a session and their pending sets.')
+    .addTag('process notifications', 'Process completion notifications: delivery, the pending set, consumption.')
+    .addTag('process lifecycle', 'Process lifecycle records published by the supervisor.')
+    .addTag('journal', 'The session journal, paged and as server-sent events.')
+    .addTag('admin', 'The operator read API across sessions (spec section 12.1), admin token only.')
+    .addTag('health', 'Liveness and readiness of this node.')
     // Opaque random tokens, not JWTs.
     .addSecurity('bearer', {
       type: 'http',

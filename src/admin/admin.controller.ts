@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   AdminQueries,
   DEFAULT_ADMIN_PAGE,
@@ -30,7 +30,7 @@ const limit = (): IntegerPipe => new IntegerPipe('limit', { default: DEFAULT_ADM
 const LIMIT_QUERY = {
   name: 'limit',
   required: false,
-  type: Number,
+  type: 'integer',
   description: `At most this many items (1 to ${MAX_ADMIN_PAGE}, default ${DEFAULT_ADMIN_PAGE}).`,
 } as const;
 const CURSOR_QUERY = {
@@ -56,6 +56,7 @@ export class AdminController {
   ) {}
 
   @Get('sessions')
+  @ApiOperation({ summary: 'List sessions' })
   @ApiQuery(LIMIT_QUERY)
   @ApiQuery(CURSOR_QUERY)
   @ApiOkResponse({ type: AdminSessionsPageDto })
@@ -69,11 +70,12 @@ export class AdminController {
   }
 
   @Get('loops')
+  @ApiOperation({ summary: 'List loops' })
   @ApiQuery({ name: 'filter', required: false, enum: LOOP_FILTERS, description: 'Which loops (default all).' })
   @ApiQuery({
     name: 'older_than_s',
     required: false,
-    type: Number,
+    type: 'integer',
     description: `For stale: oldest unconsumed notification older than this many seconds (at least 1, default ${DEFAULT_STALE_SECONDS}).`,
   })
   @ApiQuery({ name: 'session_id', required: false, type: String, description: 'Only this session’s loops.' })
@@ -100,6 +102,7 @@ export class AdminController {
   }
 
   @Get('notifications/:command_id')
+  @ApiOperation({ summary: 'Locate a notification' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification’s command id.' })
   @ApiOkResponse({ type: NotificationLocationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'not_found', 'journal_unavailable')
@@ -115,6 +118,7 @@ export class AdminController {
   }
 
   @Get('nodes')
+  @ApiOperation({ summary: 'List nodes' })
   @ApiOkResponse({ type: NodesDto })
   @ApiProblems(...AUTH_PROBLEMS, 'journal_unavailable')
   async nodes(@Req() request: FastifyRequest): Promise<NodesDto> {
@@ -124,6 +128,7 @@ export class AdminController {
   }
 
   @Get('refusals')
+  @ApiOperation({ summary: 'List recent refusals' })
   @ApiQuery(LIMIT_QUERY)
   @ApiOkResponse({ type: RefusalsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'journal_unavailable')

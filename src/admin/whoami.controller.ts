@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems } from '../http/api-problems.decorator.js';
 import { AnyToken, RequestPrincipal, type Principal } from '../http/principal.js';
 import { WhoamiDto } from './dto/whoami.dto.js';
@@ -10,6 +10,7 @@ import { WhoamiDto } from './dto/whoami.dto.js';
 export class WhoamiController {
   /** Who the bearer token is (any valid token): the console asks before it shows anything. */
   @Get()
+  @ApiOperation({ summary: 'Who the token is' })
   @AnyToken()
   @ApiOkResponse({
     type: WhoamiDto,

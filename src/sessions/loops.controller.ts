@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
@@ -18,6 +18,7 @@ export class LoopsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Open a loop' })
   @OwnerRouted()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
@@ -39,6 +40,7 @@ export class LoopsController {
   }
 
   @Get(':lid')
+  @ApiOperation({ summary: 'Read a loop' })
   @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
@@ -51,6 +53,7 @@ export class LoopsController {
   }
 
   @Post(':lid/stop')
+  @ApiOperation({ summary: 'Stop a loop' })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })

@@ -1,10 +1,11 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { REPLAYED_RESPONSE_HEADER } from '../http/api-response-headers.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -25,6 +26,7 @@ export class ProcessLifecycleController {
   ) {}
 
   @Post()
+  @ApiOperation({ summary: 'Publish a process lifecycle record' })
   @OwnerRouted()
   @RecordsRefusals('lifecycle')
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
@@ -36,6 +38,7 @@ export class ProcessLifecycleController {
   @ApiOkResponse({
     type: LifecyclePublicationDto,
     description: 'Identical retry: nothing new was written (Idempotent-Replayed: true).',
+    headers: REPLAYED_RESPONSE_HEADER,
     example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: false },
   })
   @ApiProblems(

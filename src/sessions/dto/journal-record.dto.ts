@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { JournalRecordView } from 'nestjs-process-notifications';
 
 export class JournalRecordDto {
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   readonly sequence: number;
 
   @ApiProperty({ example: 'process_notification' })
