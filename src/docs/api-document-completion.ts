@@ -1,4 +1,12 @@
-import type { HeadersObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponsesObject, SchemaObject } from '@nestjs/swagger';
+import type {
+  HeadersObject,
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponsesObject,
+  SchemaObject,
+} from '@nestjs/swagger';
 
 // A path parameter's example: every one of them is a UUID (checked by UuidParamPipe).
 const EXAMPLE_UUID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
@@ -27,7 +35,7 @@ function nullableAsAnswered(schema: SchemaObject): SchemaObject | ReferenceObjec
   if (schema.enum !== undefined && !schema.enum.includes(null)) return { ...schema, enum: [...schema.enum, null] };
   const [only, ...others] = schema.allOf ?? [];
   if (only !== undefined && others.length === 0 && !isSchema(only)) {
-    const { allOf: _allOf, nullable: _nullable, ...rest } = schema;
+    const { allOf: _allOf, nullable: _nullable, type: _type, ...rest } = schema;
     return { ...rest, anyOf: [only, NULL_ONLY] };
   }
   return schema;
