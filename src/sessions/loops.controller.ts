@@ -57,6 +57,7 @@ export class LoopsController {
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
+  @ApiBody({ type: EmptyRequestDto, required: false })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
   @ApiProblems(
     ...BODY_PROBLEMS,
