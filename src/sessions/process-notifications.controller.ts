@@ -128,6 +128,7 @@ export class ProcessNotificationsController {
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })
+  @ApiBody({ type: EmptyRequestDto, required: false })
   @ApiOkResponse({
     type: ConsumptionDto,
     description: 'A second consume answers consumed: false (and Idempotent-Replayed: true).',
