@@ -17,7 +17,8 @@ const NULL_ONLY: SchemaObject = { type: 'object', nullable: true, enum: [null] }
 
 const REQUEST_ID_RESPONSE_HEADER: HeadersObject = {
   'X-Request-Id': {
-    description: "This request's id, as the server logged it (a client's own X-Request-Id is logged beside it, not echoed).",
+    description:
+      "The client's own X-Request-Id echoed when it sent a usable one (1 to 128 printable ASCII characters), else the server's id for this request.",
     required: true,
     schema: { type: 'string' },
   },
