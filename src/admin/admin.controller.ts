@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import {
   AdminQueries,
   DEFAULT_ADMIN_PAGE,
@@ -45,7 +46,7 @@ const CURSOR_QUERY = {
  * read from the database (the refusals too, but for the few this node has not stored yet), so every node of a
  * cluster answers alike and nothing here is forwarded to a session's owner.
  */
-@ApiTags('admin')
+@ApiTags(API_TAGS.admin.name)
 @ApiBearerAuth()
 @AdminOnly()
 @Controller('v1/admin')

@@ -1,10 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ApiProblems } from '../http/api-problems.decorator.js';
 import { AnyToken, RequestPrincipal, type Principal } from '../http/principal.js';
 import { WhoamiDto } from './dto/whoami.dto.js';
 
-@ApiTags('admin')
+@ApiTags(API_TAGS.admin.name)
 @ApiBearerAuth()
 @Controller('v1/whoami')
 export class WhoamiController {

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Param, Query, Req, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { LAST_EVENT_ID_HEADER, MAX_JOURNAL_PAGE } from 'process-notifications-contract';
 import type { FastifyRequest } from 'fastify';
@@ -27,7 +28,7 @@ const LAST_EVENT_ID = LAST_EVENT_ID_HEADER.toLowerCase();
 const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
 const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
 
-@ApiTags('journal')
+@ApiTags(API_TAGS.journal.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')

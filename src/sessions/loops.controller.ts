@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
@@ -10,7 +11,7 @@ import { LoopDto } from './dto/loop.dto.js';
 import { OpenLoopRequestDto } from './dto/open-loop-request.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
-@ApiTags('loops')
+@ApiTags(API_TAGS.loops.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid/loops')

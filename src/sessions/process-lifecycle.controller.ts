@@ -1,5 +1,6 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
@@ -15,7 +16,7 @@ import { RecordsRefusals } from './refused-write.interceptor.js';
 
 const EXAMPLE_EVENT_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abce';
 
-@ApiTags('process lifecycle')
+@ApiTags(API_TAGS.processLifecycle.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid/process-lifecycle')

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
@@ -22,7 +23,7 @@ import { RecordsRefusals } from './refused-write.interceptor.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
 
-@ApiTags('process notifications')
+@ApiTags(API_TAGS.processNotifications.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')

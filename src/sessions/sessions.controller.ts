@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { AdminOnly } from '../http/admin-only.decorator.js';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
@@ -14,7 +15,7 @@ import { SessionClosedDto } from './dto/session-closed.dto.js';
 import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
-@ApiTags('sessions')
+@ApiTags(API_TAGS.sessions.name)
 @ApiBearerAuth()
 @Controller('v1/sessions')
 export class SessionsController {

@@ -67,8 +67,11 @@ interface Operation {
   parameters?: { name: string; in: string; example?: unknown; schema?: { format?: string } }[];
   responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
   security?: Record<string, unknown>[];
+  tags?: string[];
+  summary?: string;
 }
 interface Document {
+  tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: {
     securitySchemes: Record<string, Record<string, unknown>>;
@@ -216,6 +219,12 @@ describe('OpenAPI document at /docs-json', () => {
           example: 'string',
         });
     }
+  });
+
+  it('declares exactly the tags its operations use, and gives every operation a summary (issue 48)', () => {
+    const used = new Set(operations().flatMap(([, op]) => op.tags ?? []));
+    expect((doc.tags ?? []).map((tag) => tag.name).sort()).toEqual([...used].sort());
+    for (const [route, op] of operations()) expect({ route, summary: typeof op.summary }).toEqual({ route, summary: 'string' });
   });
 
   it('declares the event stream as text/event-stream', () => {
