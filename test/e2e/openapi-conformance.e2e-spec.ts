@@ -11,9 +11,8 @@ import { signalledRecord } from '../support/outcome-records.js';
 import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, type HttpTestApp } from './support/http-test-app.js';
 
 // ajv-formats is CommonJS: its plugin is the module itself, or its `default` under ESM interop.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as (
-  ajv: Ajv,
-) => Ajv;
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'node_modules/.bin');
@@ -186,6 +185,13 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
         .post(`/v1/sessions/${sid}/process-completions`)
         .set(auth)
         .send({ ...pending, extra: 1 }),
+    );
+    await send(
+      completions,
+      t.http
+        .post(`/v1/sessions/${sid}/process-completions`)
+        .set(auth)
+        .send({ ...pending, process_handle: 'x'.repeat(2_000_000) }),
     );
     const killed = notification(sid, lid, { state: 'killed', reason: 'killed' });
     await send(completions, t.http.post(`/v1/sessions/${sid}/process-completions`).set(auth).send(killed));
