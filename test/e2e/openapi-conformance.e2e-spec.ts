@@ -334,6 +334,14 @@ export function answers(
   location: C.NotificationLocations, locationDoc: S['NotificationLocationsDto'],
   refusals: C.Refusals, refusalsDoc: S['RefusalsDto'],
   problem: C.Problem, problemDoc: S['ProblemDto'],
+  consumeResults: C.ConsumeResults, whoami: C.Whoami,
+  record: C.JournalRecord, recordDoc: S['JournalRecordDto'],
+  x0: C.SessionCreated, y0: S['SessionCreatedDto'],
+  x1: C.SessionToken, y1: S['SessionTokenDto'],
+  x2: C.ClosedSession, y2: S['SessionClosedDto'],
+  x5: C.AdminSessionsPage, y5: S['AdminSessionsPageDto'],
+  x6: C.AdminLoopsPage, y6: S['AdminLoopsPageDto'],
+  x7: C.ClusterNodes, y7: S['NodesDto'],
 ): void {
   const a: S['SessionDto'] = session; const b: C.Session = sessionDoc;
   const c: S['LoopDto'] = loop; const d: C.Loop = loopDoc;
@@ -346,6 +354,17 @@ export function answers(
   const o: S['NotificationLocationsDto'] = location; const p: C.NotificationLocations = locationDoc;
   const q: S['RefusalsDto'] = refusals; const r: C.Refusals = refusalsDoc;
   const s: S['ProblemDto'] = problem; const u: C.Problem = problemDoc;
+  // Unions by field (a batch result, who a token is) a schema of optional fields cannot say: one way.
+  const v: S['ConsumeBatchResultsDto'] = consumeResults; const w: S['WhoamiDto'] = whoami;
+  // A journal record's payload is typed by its kind in the contract, an object in the document.
+  const y: Omit<S['JournalRecordDto'], 'payload'> = record; const z: Omit<C.JournalRecord, 'payload'> = recordDoc;
+  void [v, w, y, z];
+  const p0: S['SessionCreatedDto'] = x0; const q0: C.SessionCreated = y0; void [p0, q0];
+  const p1: S['SessionTokenDto'] = x1; const q1: C.SessionToken = y1; void [p1, q1];
+  const p2: S['SessionClosedDto'] = x2; const q2: C.ClosedSession = y2; void [p2, q2];
+  const p5: S['AdminSessionsPageDto'] = x5; const q5: C.AdminSessionsPage = y5; void [p5, q5];
+  const p6: S['AdminLoopsPageDto'] = x6; const q6: C.AdminLoopsPage = y6; void [p6, q6];
+  const p7: S['NodesDto'] = x7; const q7: C.ClusterNodes = y7; void [p7, q7];
   void [a, b, c, d, e, f, g, h, i, j, k, m, n, o, p, q, r, s, u];
 }
 `,
