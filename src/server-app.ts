@@ -9,6 +9,7 @@ import { AppModule } from './app.module.js';
 import { defaultConsoleRoot, installConsole } from './console/console-site.js';
 import type { ServerConfig } from './config/server-config.js';
 import { installApiDocs } from './docs/api-docs.js';
+import { API_TAGS } from './docs/api-tags.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { installRouteTable } from './http/route-table.js';
 import { OwnerForwarding } from './cluster/owner-forwarding.service.js';
@@ -86,19 +87,22 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
     else logger.warn('The console is not built (npm run build builds it): /console answers 404');
   }
   if (!config.apiDocs) return app;
-  const document = new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setTitle('Process notifications')
     .setDescription(
       'Durable, journal-first delivery of process completion notifications to agent loops. Errors are RFC 9457 problem documents.',
     )
     .setVersion('1')
+    // Relative: the document describes the server that serves it.
+    .addServer('/')
     // Opaque random tokens, not JWTs.
     .addSecurity('bearer', {
       type: 'http',
       scheme: 'bearer',
       description: 'The admin token (PN_ADMIN_TOKEN) or a session token returned once by POST /v1/sessions.',
-    })
-    .build();
+    });
+  for (const tag of Object.values(API_TAGS)) builder.addTag(tag.name, tag.description);
+  const document = builder.build();
   installApiDocs(app, fastify, document);
   return app;
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import {
   AdminQueries,
   DEFAULT_ADMIN_PAGE,
@@ -30,7 +31,7 @@ const limit = (): IntegerPipe => new IntegerPipe('limit', { default: DEFAULT_ADM
 const LIMIT_QUERY = {
   name: 'limit',
   required: false,
-  type: Number,
+  type: 'integer',
   description: `At most this many items (1 to ${MAX_ADMIN_PAGE}, default ${DEFAULT_ADMIN_PAGE}).`,
 } as const;
 const CURSOR_QUERY = {
@@ -45,7 +46,7 @@ const CURSOR_QUERY = {
  * read from the database (the refusals too, but for the few this node has not stored yet), so every node of a
  * cluster answers alike and nothing here is forwarded to a session's owner.
  */
-@ApiTags('admin')
+@ApiTags(API_TAGS.admin.name)
 @ApiBearerAuth()
 @AdminOnly()
 @Controller('v1/admin')
@@ -56,6 +57,7 @@ export class AdminController {
   ) {}
 
   @Get('sessions')
+  @ApiOperation({ summary: 'List sessions' })
   @ApiQuery(LIMIT_QUERY)
   @ApiQuery(CURSOR_QUERY)
   @ApiOkResponse({ type: AdminSessionsPageDto })
@@ -69,11 +71,12 @@ export class AdminController {
   }
 
   @Get('loops')
+  @ApiOperation({ summary: 'List loops' })
   @ApiQuery({ name: 'filter', required: false, enum: LOOP_FILTERS, description: 'Which loops (default all).' })
   @ApiQuery({
     name: 'older_than_s',
     required: false,
-    type: Number,
+    type: 'integer',
     description: `For stale: oldest unconsumed notification older than this many seconds (at least 1, default ${DEFAULT_STALE_SECONDS}).`,
   })
   @ApiQuery({ name: 'session_id', required: false, type: String, description: 'Only this session’s loops.' })
@@ -100,6 +103,7 @@ export class AdminController {
   }
 
   @Get('notifications/:command_id')
+  @ApiOperation({ summary: 'Locate a notification' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification’s command id.' })
   @ApiOkResponse({ type: NotificationLocationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'not_found', 'journal_unavailable')
@@ -115,6 +119,7 @@ export class AdminController {
   }
 
   @Get('nodes')
+  @ApiOperation({ summary: 'List nodes' })
   @ApiOkResponse({ type: NodesDto })
   @ApiProblems(...AUTH_PROBLEMS, 'journal_unavailable')
   async nodes(@Req() request: FastifyRequest): Promise<NodesDto> {
@@ -124,6 +129,7 @@ export class AdminController {
   }
 
   @Get('refusals')
+  @ApiOperation({ summary: 'List recent refusals' })
   @ApiQuery(LIMIT_QUERY)
   @ApiOkResponse({ type: RefusalsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'journal_unavailable')

@@ -1,15 +1,17 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ApiProblems } from '../http/api-problems.decorator.js';
 import { AnyToken, RequestPrincipal, type Principal } from '../http/principal.js';
 import { WhoamiDto } from './dto/whoami.dto.js';
 
-@ApiTags('admin')
+@ApiTags(API_TAGS.admin.name)
 @ApiBearerAuth()
 @Controller('v1/whoami')
 export class WhoamiController {
   /** Who the bearer token is (any valid token): the console asks before it shows anything. */
   @Get()
+  @ApiOperation({ summary: 'Who the token is' })
   @AnyToken()
   @ApiOkResponse({
     type: WhoamiDto,

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { withSecurityHeaders } from '../console/console-site.js';
+import { completeApiDocument } from './api-document-completion.js';
 
 /** Where the OpenAPI pages are served: `/docs` (HTML), `/docs-json` and `/docs-yaml`. */
 export const API_DOCS_PATH = '/docs';
@@ -29,5 +30,5 @@ export function installApiDocs(app: INestApplication, fastify: FastifyInstance, 
     const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
     route.onRequest = [...own, securityHeaders];
   });
-  SwaggerModule.setup(API_DOCS_PATH.slice(1), app, () => SwaggerModule.createDocument(app, document));
+  SwaggerModule.setup(API_DOCS_PATH.slice(1), app, () => completeApiDocument(SwaggerModule.createDocument(app, document)));
 }

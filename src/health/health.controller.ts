@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { JournalUnavailableError, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { HttpProblemError } from '../http/http-problem.error.js';
 import { Public } from '../http/public.decorator.js';
@@ -8,7 +9,7 @@ import { ApiProblems } from '../http/api-problems.decorator.js';
 
 const HEALTHY = { status: 'ok' } as const;
 
-@ApiTags('health')
+@ApiTags(API_TAGS.health.name)
 @Public()
 @Controller('healthz')
 export class HealthController {
@@ -18,7 +19,11 @@ export class HealthController {
   ) {}
 
   @Get()
-  @ApiOkResponse({ description: 'The database answers.', schema: { example: { status: 'ok' } } })
+  @ApiOperation({ summary: 'Health check' })
+  @ApiOkResponse({
+    description: 'The database answers.',
+    schema: { type: 'object', properties: { status: { type: 'string', enum: [HEALTHY.status] } }, required: ['status'], example: HEALTHY },
+  })
   @ApiProblems('journal_unavailable')
   check(): Promise<{ status: 'ok' }> {
     // From the moment a shutdown signal arrived: a load balancer stops sending here at once

@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiResponse, getSchemaPath, type HeadersObject } from '@nestjs/swagger';
 import { PROBLEM_TYPES, type ProblemCode } from './problem-types.js';
 import { ProblemDto } from './problem.dto.js';
+import { REPLAYED_RESPONSE_HEADER, RETRY_AFTER_RESPONSE_HEADER } from './api-response-headers.js';
 
 /** Media type of every error answer (RFC 9457). */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -14,6 +15,15 @@ export const BODY_PROBLEMS: readonly ProblemCode[] = ['invalid_json', 'payload_t
 
 /** What any route behind a bearer token can answer about the token. */
 export const AUTH_PROBLEMS: readonly ProblemCode[] = ['unauthorized', 'forbidden'];
+
+// Every 429 and 503 says when to retry; a stopped delivery that replays one already journaled says so.
+function headersOf(status: number, codes: readonly ProblemCode[]): HeadersObject | undefined {
+  const headers: HeadersObject = {
+    ...(status === 429 || status === 503 ? RETRY_AFTER_RESPONSE_HEADER : {}),
+    ...(codes.includes('delivery_stopped') ? REPLAYED_RESPONSE_HEADER : {}),
+  };
+  return Object.keys(headers).length === 0 ? undefined : headers;
+}
 
 /**
  * Documents the error answers of a route in its OpenAPI operation: one response per status,
@@ -33,6 +43,7 @@ export function ApiProblems(...codes: ProblemCode[]): MethodDecorator & ClassDec
       ApiResponse({
         status,
         description: `Problem document; \`code\` is ${ofStatus.map((code) => `\`${code}\``).join(' or ')}.`,
+        headers: headersOf(status, ofStatus),
         content: {
           [PROBLEM_MEDIA_TYPE]: {
             schema: { $ref: getSchemaPath(ProblemDto) },

@@ -10,7 +10,7 @@ export class ProblemDto {
   @ApiProperty()
   readonly title: string;
 
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   readonly status: number;
 
   @ApiProperty()
@@ -28,7 +28,7 @@ export class ProblemDto {
   @ApiPropertyOptional({ enum: STOP_CAUSES, description: 'Why delivery stopped.' })
   readonly cause?: StopCause;
 
-  @ApiPropertyOptional({ description: 'Sequence of the original record (`idempotency_collision`).' })
+  @ApiPropertyOptional({ type: 'integer', description: 'Sequence of the original record (`idempotency_collision`).' })
   readonly sequence?: number;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'The loop that stopped the delivery (`delivery_stopped`).' })

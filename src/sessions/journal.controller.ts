@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Param, Query, Req, Sse, StreamableFile, type MessageEvent } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { LAST_EVENT_ID_HEADER, MAX_JOURNAL_PAGE } from 'process-notifications-contract';
 import type { FastifyRequest } from 'fastify';
@@ -27,7 +28,7 @@ const LAST_EVENT_ID = LAST_EVENT_ID_HEADER.toLowerCase();
 const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
 const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
 
-@ApiTags('journal')
+@ApiTags(API_TAGS.journal.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')
@@ -39,12 +40,13 @@ export class JournalController {
   ) {}
 
   @Get('journal')
+  @ApiOperation({ summary: 'Read the session journal' })
   @AnyNode()
-  @ApiQuery({ name: 'after', required: false, type: Number, description: 'Records after this sequence (default 0).' })
+  @ApiQuery({ name: 'after', required: false, type: 'integer', description: 'Records after this sequence (default 0).' })
   @ApiQuery({
     name: 'limit',
     required: false,
-    type: Number,
+    type: 'integer',
     description: `At most this many records (default 100, at most ${MAX_JOURNAL_PAGE}).`,
   })
   @ApiOkResponse({ type: JournalPageDto })
@@ -65,6 +67,7 @@ export class JournalController {
 
   // A client that stops reading is dropped once this much waits for it (issue 45).
   @Sse('events', { maxPendingDataLength: MAX_PENDING_EVENT_CHARS })
+  @ApiOperation({ summary: 'Stream the session journal (SSE)' })
   @AnyNode()
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: LAST_EVENT_ID_HEADER, required: false, description: 'Resume after this sequence.' })
@@ -114,11 +117,12 @@ export class JournalController {
    * dispatched what the stream gave (see docs/architecture.md).
    */
   @Sse('loops/:lid/events', { maxPendingDataLength: MAX_PENDING_EVENT_CHARS })
+  @ApiOperation({ summary: "Stream a loop's notifications (SSE)" })
   @AnyNode()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: LAST_EVENT_ID_HEADER, required: false, description: 'Resume after this sequence.' })
-  @ApiQuery({ name: 'after', required: false, type: Number, description: 'Resume after this sequence (when no Last-Event-ID).' })
+  @ApiQuery({ name: 'after', required: false, type: 'integer', description: 'Resume after this sequence (when no Last-Event-ID).' })
   @ApiOkResponse({
     description:
       "The loop's events as server-sent events, `id` the journal sequence: `event: notification` (a pending-view entry, its outcome " +

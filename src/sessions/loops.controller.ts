@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
@@ -10,7 +11,7 @@ import { LoopDto } from './dto/loop.dto.js';
 import { OpenLoopRequestDto } from './dto/open-loop-request.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
-@ApiTags('loops')
+@ApiTags(API_TAGS.loops.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid/loops')
@@ -18,6 +19,7 @@ export class LoopsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Open a loop' })
   @OwnerRouted()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
@@ -39,6 +41,7 @@ export class LoopsController {
   }
 
   @Get(':lid')
+  @ApiOperation({ summary: 'Read a loop' })
   @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
@@ -51,9 +54,11 @@ export class LoopsController {
   }
 
   @Post(':lid/stop')
+  @ApiOperation({ summary: 'Stop a loop' })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
+  @ApiBody({ type: EmptyRequestDto, required: false })
   @ApiOkResponse({ type: LoopDto, description: 'Later deliveries answer stopped (loop_stopped).' })
   @ApiProblems(
     ...BODY_PROBLEMS,

@@ -1,10 +1,12 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { REPLAYED_RESPONSE_HEADER } from '../http/api-response-headers.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -14,7 +16,7 @@ import { RecordsRefusals } from './refused-write.interceptor.js';
 
 const EXAMPLE_EVENT_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abce';
 
-@ApiTags('process lifecycle')
+@ApiTags(API_TAGS.processLifecycle.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid/process-lifecycle')
@@ -25,6 +27,7 @@ export class ProcessLifecycleController {
   ) {}
 
   @Post()
+  @ApiOperation({ summary: 'Publish a process lifecycle record' })
   @OwnerRouted()
   @RecordsRefusals('lifecycle')
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
@@ -36,6 +39,7 @@ export class ProcessLifecycleController {
   @ApiOkResponse({
     type: LifecyclePublicationDto,
     description: 'Identical retry: nothing new was written (Idempotent-Replayed: true).',
+    headers: REPLAYED_RESPONSE_HEADER,
     example: { event_id: EXAMPLE_EVENT_ID, sequence: 12, appended: false },
   })
   @ApiProblems(

@@ -1,11 +1,13 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { REPLAYED_RESPONSE_HEADER } from '../http/api-response-headers.js';
 import { ApiProblems, AUTH_PROBLEMS, BODY_PROBLEMS } from '../http/api-problems.decorator.js';
 import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
@@ -21,7 +23,7 @@ import { RecordsRefusals } from './refused-write.interceptor.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
 
-@ApiTags('process notifications')
+@ApiTags(API_TAGS.processNotifications.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')
@@ -32,17 +34,20 @@ export class ProcessNotificationsController {
   ) {}
 
   @Post('process-completions')
+  @ApiOperation({ summary: 'Deliver a process completion notification' })
   @OwnerRouted()
   @RecordsRefusals('completion')
   @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
   @ApiAcceptedResponse({
     type: ProcessCompletionDeliveryDto,
     description: 'Accepted by the loop.',
+    headers: REPLAYED_RESPONSE_HEADER,
     example: { disposition: 'accepted', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: true },
   })
   @ApiOkResponse({
     type: ProcessCompletionDeliveryDto,
     description: 'Duplicate: the loop already had it (an identical retry also carries Idempotent-Replayed: true).',
+    headers: REPLAYED_RESPONSE_HEADER,
     example: { disposition: 'duplicate', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: false },
   })
   @ApiProblems(
@@ -71,6 +76,7 @@ export class ProcessNotificationsController {
   }
 
   @Get('loops/:lid/process-notifications')
+  @ApiOperation({ summary: "List a loop's pending notifications" })
   @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
@@ -84,9 +90,11 @@ export class ProcessNotificationsController {
   }
 
   @Post('loops/:lid/process-notifications/consume')
+  @ApiOperation({ summary: 'Consume notifications in a batch' })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
+  @ApiBody({ type: ConsumeBatchRequestDto })
   @ApiOkResponse({
     type: ConsumeBatchResultsDto,
     description: 'One journal transaction for the batch; an answer per command id, in order.',
@@ -97,7 +105,15 @@ export class ProcessNotificationsController {
       ],
     },
   })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'session_not_found', 'owner_unavailable', 'loop_not_found', 'journal_unavailable')
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    ...AUTH_PROBLEMS,
+    'session_not_found',
+    'session_closed',
+    'owner_unavailable',
+    'loop_not_found',
+    'journal_unavailable',
+  )
   async consumeMany(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
@@ -108,11 +124,17 @@ export class ProcessNotificationsController {
   }
 
   @Post('loops/:lid/process-notifications/:command_id/consume')
+  @ApiOperation({ summary: 'Consume a notification' })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification to consume.' })
-  @ApiOkResponse({ type: ConsumptionDto, description: 'A second consume answers consumed: false.' })
+  @ApiBody({ type: EmptyRequestDto, required: false })
+  @ApiOkResponse({
+    type: ConsumptionDto,
+    description: 'A second consume answers consumed: false (and Idempotent-Replayed: true).',
+    headers: REPLAYED_RESPONSE_HEADER,
+  })
   @ApiProblems(
     ...BODY_PROBLEMS,
     ...AUTH_PROBLEMS,

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiParam } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService } from 'nestjs-process-notifications';
 import { AdminOnly } from '../http/admin-only.decorator.js';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
@@ -14,13 +15,14 @@ import { SessionClosedDto } from './dto/session-closed.dto.js';
 import { EmptyRequestDto } from './dto/empty-request.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 
-@ApiTags('sessions')
+@ApiTags(API_TAGS.sessions.name)
 @ApiBearerAuth()
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Create a session' })
   @AdminOnly()
   @ApiBody({ type: CreateSessionRequestDto, required: false })
   @ApiCreatedResponse({ type: SessionCreatedDto, description: 'The token is shown once.' })
@@ -31,6 +33,7 @@ export class SessionsController {
   }
 
   @Get(':sid')
+  @ApiOperation({ summary: 'Read a session' })
   @OwnerRouted()
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
@@ -44,6 +47,7 @@ export class SessionsController {
    * every node. The admin token or the session's own.
    */
   @Post(':sid/token')
+  @ApiOperation({ summary: 'Rotate the session token' })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
@@ -62,6 +66,7 @@ export class SessionsController {
    * token still reads it. A second close answers the same `closed_at`.
    */
   @Post(':sid/close')
+  @ApiOperation({ summary: 'Close a session' })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })

@@ -64,11 +64,14 @@ interface MediaType {
 }
 interface Operation {
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; additionalProperties?: boolean } }> };
-  parameters?: { name: string; in: string; schema?: { format?: string } }[];
+  parameters?: { name: string; in: string; example?: unknown; schema?: { format?: string } }[];
   responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
   security?: Record<string, unknown>[];
+  tags?: string[];
+  summary?: string;
 }
 interface Document {
+  tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: {
     securitySchemes: Record<string, Record<string, unknown>>;
@@ -201,6 +204,27 @@ describe('OpenAPI document at /docs-json', () => {
     const outcome = doc.components.schemas.ProcessOutcomeDto!.properties!;
     expect(Object.keys(outcome)).toEqual(expect.arrayContaining(['exit_code', 'diagnostic', 'signal']));
     expect(outcome.signal).toMatchObject({ type: 'string', nullable: true, example: 'SIGSEGV' });
+  });
+
+  it('types every number integer, documents a body for every POST and an example for every path parameter (issue 48)', () => {
+    // Nothing on this wire is fractional: sequences, counts, limits, statuses, seconds.
+    const numbers = JSON.stringify(doc).match(/"type":"number"/g) ?? [];
+    expect(numbers).toEqual([]);
+    for (const [route, op] of operations()) {
+      if (route.startsWith('post ')) expect({ route, body: op.requestBody !== undefined }).toEqual({ route, body: true });
+      for (const parameter of (op.parameters ?? []).filter((p) => p.in === 'path'))
+        expect({ route, parameter: parameter.name, example: typeof parameter.example }).toEqual({
+          route,
+          parameter: parameter.name,
+          example: 'string',
+        });
+    }
+  });
+
+  it('declares exactly the tags its operations use, and gives every operation a summary (issue 48)', () => {
+    const used = new Set(operations().flatMap(([, op]) => op.tags ?? []));
+    expect((doc.tags ?? []).map((tag) => tag.name).sort()).toEqual([...used].sort());
+    for (const [route, op] of operations()) expect({ route, summary: typeof op.summary }).toEqual({ route, summary: 'string' });
   });
 
   it('declares the event stream as text/event-stream', () => {

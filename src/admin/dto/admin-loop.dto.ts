@@ -8,7 +8,7 @@ export class AdminLoopDto extends PickType(LoopDto, ['loop_id', 'engine', 'state
   @ApiProperty({ format: 'uuid' })
   readonly session_id: string;
 
-  @ApiProperty({ description: 'Its notifications in the journal without a consumed record.' })
+  @ApiProperty({ type: 'integer', description: 'Its notifications in the journal without a consumed record.' })
   readonly unconsumed: number;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Creation time of its oldest unconsumed notification.' })

@@ -15,16 +15,16 @@ export class AdminSessionDto implements AdminSession {
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When it was closed; null while open.' })
   readonly closed_at: string | null;
 
-  @ApiProperty({ description: 'Loops of the session.' })
+  @ApiProperty({ type: 'integer', description: 'Loops of the session.' })
   readonly loops: number;
 
-  @ApiProperty({ description: 'Its loops in state running.' })
+  @ApiProperty({ type: 'integer', description: 'Its loops in state running.' })
   readonly running_loops: number;
 
-  @ApiProperty({ description: 'Notifications of its loops in the journal without a consumed record.' })
+  @ApiProperty({ type: 'integer', description: 'Notifications of its loops in the journal without a consumed record.' })
   readonly unconsumed: number;
 
-  @ApiProperty({ description: 'Its highest journal sequence (0 when none).' })
+  @ApiProperty({ type: 'integer', description: 'Its highest journal sequence (0 when none).' })
   readonly last_sequence: number;
 
   static from(view: AdminSessionView): AdminSessionDto {

@@ -15,7 +15,7 @@ export class NodeDto implements ClusterNode {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null on SQLite (one process, no heartbeat).' })
   readonly last_heartbeat_at: string | null;
 
-  @ApiProperty({ description: 'Sessions it owns (on SQLite: every session).' })
+  @ApiProperty({ type: 'integer', description: 'Sessions it owns (on SQLite: every session).' })
   readonly sessions: number;
 
   static from(view: NodeView): NodeDto {

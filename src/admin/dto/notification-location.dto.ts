@@ -21,7 +21,7 @@ export class NotificationLocationDto implements NotificationLocation {
   @ApiProperty({ enum: LOOP_STATES, nullable: true, description: 'The loop’s state now.' })
   readonly loop_state: LoopState | null;
 
-  @ApiProperty({ description: 'Journal sequence of the notification.' })
+  @ApiProperty({ type: 'integer', description: 'Journal sequence of the notification.' })
   readonly sequence: number;
 
   @ApiProperty({ type: String, nullable: true, description: 'Null once retention dropped the payload.' })
@@ -36,7 +36,7 @@ export class NotificationLocationDto implements NotificationLocation {
   @ApiProperty({ format: 'date-time' })
   readonly created_at: string;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'Sequence of its consumed record; null while unconsumed.' })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Sequence of its consumed record; null while unconsumed.' })
   readonly consumed_sequence: number | null;
 
   @ApiProperty({

@@ -26,7 +26,7 @@ export class RefusalDto implements ContractRefusal {
   readonly cause: StopCause | null;
 
   @ApiProperty({
-    type: Number,
+    type: 'integer',
     nullable: true,
     description: 'An idempotency_collision: the journal sequence of the original (in the same session); else null.',
   })

@@ -9,7 +9,7 @@ export class ConsumeBatchResultDto {
   @ApiPropertyOptional({ description: 'False when it had already been consumed (or earlier in this batch).' })
   readonly consumed?: boolean;
 
-  @ApiPropertyOptional({ description: 'Journal sequence of the consumed record.' })
+  @ApiPropertyOptional({ type: 'integer', description: 'Journal sequence of the consumed record.' })
   readonly sequence?: number;
 
   @ApiPropertyOptional({ enum: ['not_found'], description: 'No notification of this command id was journaled for the loop.' })

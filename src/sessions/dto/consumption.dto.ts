@@ -5,6 +5,6 @@ export class ConsumptionDto implements Consumption {
   @ApiProperty({ description: 'False when it had already been consumed.' })
   readonly consumed: boolean;
 
-  @ApiProperty({ description: 'Journal sequence of the consumed record.' })
+  @ApiProperty({ type: 'integer', description: 'Journal sequence of the consumed record.' })
   readonly sequence: number;
 }

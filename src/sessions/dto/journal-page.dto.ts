@@ -5,6 +5,6 @@ export class JournalPageDto {
   @ApiProperty({ type: [JournalRecordDto] })
   readonly records: JournalRecordDto[];
 
-  @ApiProperty({ description: 'Pass as `after` to read the next page (the last sequence returned, or `after` itself).' })
+  @ApiProperty({ type: 'integer', description: 'Pass as `after` to read the next page (the last sequence returned, or `after` itself).' })
   readonly next_after: number;
 }

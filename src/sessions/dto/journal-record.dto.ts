@@ -1,12 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { JournalRecordView } from 'nestjs-process-notifications';
+import { JOURNAL_KINDS, type JournalKind } from 'process-notifications-contract';
 
 export class JournalRecordDto {
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   readonly sequence: number;
 
-  @ApiProperty({ example: 'process_notification' })
-  readonly kind: string;
+  @ApiProperty({ enum: JOURNAL_KINDS, example: 'process_notification' })
+  readonly kind: JournalKind;
 
   @ApiProperty({ format: 'uuid', nullable: true, type: String })
   readonly loop_id: string | null;

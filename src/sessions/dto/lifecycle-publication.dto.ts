@@ -7,7 +7,7 @@ export class LifecyclePublicationDto implements ContractLifecyclePublication {
   @ApiProperty({ format: 'uuid' })
   readonly event_id: string;
 
-  @ApiProperty({ description: 'Journal sequence of the record (the original one on a retry).' })
+  @ApiProperty({ type: 'integer', description: 'Journal sequence of the record (the original one on a retry).' })
   readonly sequence: number;
 
   @ApiProperty({ description: 'False on an identical retry: nothing was written.' })

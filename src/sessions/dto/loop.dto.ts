@@ -12,10 +12,10 @@ export class LoopDto implements Loop {
   @ApiProperty({ enum: LOOP_STATES })
   readonly state: LoopState;
 
-  @ApiProperty({ description: 'Capacity of the pending set.' })
+  @ApiProperty({ type: 'integer', description: 'Capacity of the pending set.' })
   readonly capacity: number;
 
-  @ApiProperty({ description: 'Notifications in the pending set now.' })
+  @ApiProperty({ type: 'integer', description: 'Notifications in the pending set now.' })
   readonly pending: number;
 
   static from(view: LoopView): LoopDto {

@@ -27,7 +27,7 @@ export class PendingNotificationDto {
   @ApiProperty({ enum: TERMINAL_REASONS })
   readonly reason: TerminalReason;
 
-  @ApiProperty({ description: 'Journal sequence of the notification.' })
+  @ApiProperty({ type: 'integer', description: 'Journal sequence of the notification.' })
   readonly sequence: number;
 
   @ApiProperty({

@@ -10,7 +10,7 @@ export class ProcessCompletionDeliveryDto implements CompletionDelivery {
   @ApiProperty({ format: 'uuid' })
   readonly command_id: string;
 
-  @ApiProperty({ description: 'Journal sequence of the notification (the original one on a retry).' })
+  @ApiProperty({ type: 'integer', description: 'Journal sequence of the notification (the original one on a retry).' })
   readonly sequence: number;
 
   @ApiProperty({ description: 'False when an identical earlier call already journaled it.' })
