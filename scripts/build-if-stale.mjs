@@ -64,6 +64,14 @@ if (process.argv[2] === '--stamp') {
   if (built === now && OUTPUTS.every((output) => existsSync(output))) {
     console.error('build is up to date (npm run build builds anyway)');
   } else {
+    // The build prints nothing for a minute or two: say why the start is quiet.
+    const why =
+      built === undefined
+        ? 'first start, about 2 minutes'
+        : built === now
+          ? 'an output is missing'
+          : 'the sources changed since the last build';
+    console.error(`building (${why})...`);
     const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
     if (build.status !== 0) process.exit(build.status ?? 1);
   }

@@ -17,24 +17,15 @@ export const ABORTED_STATUS = 'aborted';
 export type ProblemAnswer = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
 const SLASH = 0x2f;
-const LOWER_V = 0x76;
-const UPPER_V = 0x56;
-const DIGIT_1 = 0x31;
-
-// `/v1/...` in any case (routes match in any case): the API's answers, as opposed to the
-// console's pages, its OpenAPI pages, `/metrics` and `/healthz`.
-function isApiPath(url: string): boolean {
-  const v = url.charCodeAt(1);
-  return (v === LOWER_V || v === UPPER_V) && url.charCodeAt(2) === DIGIT_1 && url.charCodeAt(3) === SLASH;
-}
 
 /**
  * The per-request work that needs no dependency injection, as one Fastify `onRequest` hook
  * rather than Nest middleware. First, a request target that is not a path (absolute-form
  * `http://host/...`, or `*`) is refused with `400 invalid_request_target`, before anything else
  * (routing on it, forwarding it) happens. Then the `X-Request-Id` header (the client's own id
- * echoed when it sent a plausible one, else the server's), on the API's answers (`/v1/...`)
- * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`, and, once the response is
+ * echoed when it sent a plausible one, else the server's), on every answer
+ * `Cache-Control: no-store` and `X-Content-Type-Options: nosniff` (the console's page and its
+ * hashed assets say their own `Cache-Control` over it), and, once the response is
  * closed (sent, or its client went away first), one JSON line at `info` (`request_id`, the
  * server's own, `method`, `route`, `status`, `duration_ms`; `client_request_id` when the client
  * sent an `X-Request-Id`, `forwarded_request_id` when another node forwarded the request; and
@@ -73,8 +64,10 @@ export class RequestObserver {
   readonly onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const url = request.raw.url ?? '';
     reply.header(REQUEST_ID_HEADER, foreignRequestIdOf(request.raw.headers, REQUEST_ID_HEADER) ?? request.id);
-    // No answer of the API is for a shared cache, nor to be read as another media type.
-    if (isApiPath(url)) reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+    // No answer is for a shared cache, nor to be read as another media type: `/healthz`,
+    // `/metrics` and a 404 or 405 anywhere included (issue 48). What may be cached (the console's
+    // page and assets) sets its own Cache-Control, later, over this one.
+    reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
     // One listener of the response's own `close`, which comes once whether the answer was sent or
     // its client went away (an `onRequestAbort` hook would add a listener of Fastify's to every
     // request as well). `on`, not `once`: nothing emits on a closed response, and `once` costs a

@@ -36,6 +36,13 @@ describe('PinoNestLogger (Nest logger calls as JSON lines)', () => {
     ]);
   });
 
+  it("leaves out Nest's ExceptionHandler error of a failed creation: the caller reports it (one fatal line)", () => {
+    const { logger, lines } = loggerAt('info');
+    logger.error(new Error('the database schema is newer than this release'), 'ExceptionHandler');
+    logger.error(new Error('a route failed'), 'ExceptionsHandler');
+    expect(lines).toEqual([expect.objectContaining({ level: 50, context: 'ExceptionsHandler', msg: 'a route failed' })]);
+  });
+
   it('logs an Error as `err` with its message, and spreads an object into the line', () => {
     const { logger, lines } = loggerAt('trace');
     logger.fatal(new Error('cannot start'), 'Server');

@@ -10,6 +10,10 @@ export class PinoNestLogger implements LoggerService {
   // Nest's start-up narration (every module loaded, every route mapped: some thirty lines) is
   // detail, at `debug`: at `info` a start shows what the operator needs.
   private static readonly NARRATION = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+  // Nest's `ExceptionHandler` logs an error of creating the app (its stack included) before it
+  // rethrows it: the server creates it with `abortOnError: false`, so the caller reports it, as the
+  // one documented `fatal` line of a refused start (a schema newer than this release). Not twice.
+  private static readonly RETHROWN = 'ExceptionHandler';
 
   constructor(private readonly logger: Logger) {}
 
@@ -19,6 +23,7 @@ export class PinoNestLogger implements LoggerService {
   }
 
   error(message: unknown, ...params: unknown[]): void {
+    if (params.at(-1) === PinoNestLogger.RETHROWN) return;
     this.write('error', message, params);
   }
 

@@ -201,6 +201,38 @@ describe('failing fast, and deadlines', () => {
     expect(retries).toHaveLength(2);
   });
 
+  it('waitForCompletion() against a closed port: a NetworkError naming the server after the retries, not a TimeoutError', async () => {
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const retries: string[] = [];
+    const client = new ProcessNotificationsClient({
+      baseUrl,
+      token: 't',
+      retry: { baseDelayMs: 20, maxDelayMs: 50 },
+      onRetry: (notice) => retries.push(notice.operation),
+    });
+    const error = await client
+      .waitForCompletion(randomUUID(), randomUUID(), { commandId: randomUUID() }, { timeoutMs: 500 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as Error).name).toBe('NetworkError');
+    expect((error as Error).message).toContain(`cannot reach ${baseUrl} (ECONNREFUSED)`);
+    expect((error as Error).message).toContain('waited 500 ms');
+    // It kept retrying, as the policy says, until the timeout.
+    expect(retries.length).toBeGreaterThan(1);
+    expect(new Set(retries)).toEqual(new Set(['loopEvents']));
+
+    // A policy that gives up sooner: its failure, at once.
+    const brief = new ProcessNotificationsClient({ baseUrl, token: 't', retry: { maxAttempts: 2, baseDelayMs: 10 } });
+    const started = Date.now();
+    const given = await brief
+      .waitForCompletion(randomUUID(), randomUUID(), { processHandle: 'p' }, { timeoutMs: 60_000 })
+      .catch((e: unknown) => e);
+    expect(given).toBeInstanceOf(NetworkError);
+    expect((given as Error).message).toContain(baseUrl);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('a delivery keeps retrying, bounded by deadlineMs', async () => {
     const port = await freePort();
     const attempts: number[] = [];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { markedBlock, REPO, shellCommands } from '../support/doc-commands.js';
+import { DOCUMENTED_PACKAGES_DIR, markedBlock, REPO, shellCommands } from '../support/doc-commands.js';
 
 // Every page that tells how to install a package gives docs/install.md's recipe, word for word:
 // the tests run that recipe as written (test/package/pack-and-embed.int-spec.ts,
@@ -25,7 +25,7 @@ describe('the install recipe', () => {
 
   it.each(PAGES)('%s packs and installs as docs/install.md does', (page) => {
     const commands = shellBlocks(page);
-    const packing = commands.filter((command) => /^npm pack /.test(command) || command.startsWith('rm -rf /tmp/pn-packages'));
+    const packing = commands.filter((command) => /^npm pack /.test(command) || command === DOCUMENTED_PACKAGES_DIR);
     const installing = commands.filter((command) => /^npm (install|i) /.test(command));
     expect(packing.length + installing.length).toBeGreaterThan(0);
     for (const command of packing) expect(recipe).toContain(command);

@@ -122,6 +122,37 @@ describe('the edge of one node (issue 36)', () => {
       await other.close();
     }
   });
+
+  it('says them on every answer outside /v1 as well: /healthz, /metrics, 404 and 405 anywhere (issue 48)', async () => {
+    const answers = [
+      await t.http.get('/healthz').expect(200),
+      await t.http.get('/metrics').expect(200),
+      await t.http.get('/no-such-page').expect(404),
+      await t.http.get('/v1/no-such-route').set(admin).expect(404),
+      await t.http.delete('/healthz').expect(405),
+      await t.http.post('/metrics').expect(405),
+      await t.http.put('/v1/sessions').set(admin).expect(405),
+    ];
+    for (const answer of answers) {
+      const { method, url } = answer.request as unknown as { method: string; url: string };
+      expect({ method, url, status: answer.status, headers: answer.headers }).toEqual({
+        method,
+        url,
+        status: answer.status,
+        headers: expect.objectContaining({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }),
+      });
+    }
+  });
+
+  it('leaves the console its own Cache-Control: its page revalidated, its hashed assets kept; nosniff on both', async () => {
+    const page = await t.http.get('/console').expect(200);
+    expect(page.headers).toEqual(expect.objectContaining({ 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }));
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page.text)![1]!;
+    const asset = await t.http.get(script).expect(200);
+    expect(asset.headers).toEqual(
+      expect.objectContaining({ 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }),
+    );
+  });
 });
 
 describe('the OpenAPI pages (issue 36)', () => {

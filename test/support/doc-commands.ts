@@ -1,13 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root directory. */
 export const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** Where the documented recipe packs the tarballs; a test substitutes a directory of its own. */
-export const DOCUMENTED_PACKAGES_DIR = '/tmp/pn-packages';
+/**
+ * How the documented recipe makes the tarballs' directory: a new one (no fixed path a shared
+ * machine's users would collide on), in `$PN_PACKAGES`. A test gives its own directory as the
+ * variable instead (each command runs in a shell of its own, which a variable would not outlive).
+ */
+export const DOCUMENTED_PACKAGES_DIR = 'PN_PACKAGES=$(mktemp -d)';
 
 /**
  * The fenced block that follows `<!-- marker -->` in a Markdown file of the repository, exactly
@@ -44,13 +48,14 @@ export const NPM_ENV: Record<string, string> = {
   npm_config_ignore_scripts: 'true',
 };
 
-/** Runs documented commands with `sh` in `cwd`, the tarballs' directory replaced by `packages`. */
+/** Runs documented commands with `sh` in `cwd`, as written, `$PN_PACKAGES` being `packages`. */
 export function runDocumented(commands: string[], cwd: string, packages: string, env: Record<string, string> = {}): string {
   return commands
+    .filter((command) => command !== DOCUMENTED_PACKAGES_DIR)
     .map((command) =>
-      execFileSync('sh', ['-c', command.replaceAll(DOCUMENTED_PACKAGES_DIR, packages)], {
+      execFileSync('sh', ['-c', command], {
         cwd,
-        env: { ...process.env, ...NPM_ENV, ...env },
+        env: { ...process.env, ...NPM_ENV, PN_PACKAGES: packages, ...env },
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 300_000,
@@ -64,6 +69,8 @@ export function runDocumented(commands: string[], cwd: string, packages: string,
  * out: the test run has built already (`npm test` builds first), and building again takes a minute.
  */
 export function packAsDocumented(packages: string): void {
+  // What the recipe's `mktemp -d` makes: a new, empty directory.
+  mkdirSync(packages, { recursive: true });
   const commands = shellCommands(markedBlock('docs/install.md', 'install-pack', 'sh')).filter((command) => command !== 'npm run build');
   runDocumented(commands, REPO, packages);
 }

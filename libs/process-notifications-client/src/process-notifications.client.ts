@@ -188,6 +188,19 @@ interface RequestSpec {
   readonly retryByDefault: boolean;
 }
 
+/**
+ * What a stream's latest connection got, kept for `waitForCompletion`: at its timeout, "the server
+ * did not answer" (no stream open; `failure` is why) is another answer than "no notification came".
+ */
+interface StreamHealth {
+  /** A stream is open now: the server answered its latest connection with 2xx. */
+  open: boolean;
+  /** Some connection was ever answered with 2xx. */
+  opened: boolean;
+  /** Why the latest connection failed; cleared once one is open again. */
+  failure?: ProblemError | NetworkError;
+}
+
 const segment = (value: string): string => encodeURIComponent(value);
 
 // `?a=1&b=2` of the query's defined values, or '' when none.
@@ -445,13 +458,22 @@ export class ProcessNotificationsClient {
    * `after` it starts at the loop's oldest unconsumed notification. It reconnects with
    * `Last-Event-ID` when the stream ends or fails, so nothing is missed or repeated.
    */
-  async *loopEvents(sessionId: string, loopId: string, options: LoopEventsOptions = {}): AsyncGenerator<LoopEvent, void, undefined> {
+  loopEvents(sessionId: string, loopId: string, options: LoopEventsOptions = {}): AsyncGenerator<LoopEvent, void, undefined> {
+    return this.loopEventsOf(sessionId, loopId, options);
+  }
+
+  private async *loopEventsOf(
+    sessionId: string,
+    loopId: string,
+    options: LoopEventsOptions,
+    health?: StreamHealth,
+  ): AsyncGenerator<LoopEvent, void, undefined> {
     const { after } = options;
     if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) {
       throw new RangeError(`after must be a non-negative integer, got ${String(after)}`);
     }
     const path = `${this.loopPath(sessionId, loopId)}/events`;
-    for await (const event of this.stream('loopEvents', path, after === undefined ? undefined : String(after), options)) {
+    for await (const event of this.stream('loopEvents', path, after === undefined ? undefined : String(after), options, health)) {
       const id = Number(event.id);
       const data = parseJson(event.data, 'event_not_json', 'an event of the loop stream');
       if (event.event === 'consumed') yield { id, type: 'consumed', consumed: data as { command_id: string; sequence: number } };
@@ -471,10 +493,15 @@ export class ProcessNotificationsClient {
    * yielded once more, with its `outcome`, as `update: 'outcome'`. One request for the whole
    * iteration (the loop's stream, {@link loopEvents}), constant work per item.
    */
-  async *completions(
+  completions(sessionId: string, loopId: string, options: CompletionsOptions = {}): AsyncGenerator<CompletionUpdate, void, undefined> {
+    return this.completionsOf(sessionId, loopId, options);
+  }
+
+  private async *completionsOf(
     sessionId: string,
     loopId: string,
-    options: CompletionsOptions = {},
+    options: CompletionsOptions,
+    health?: StreamHealth,
   ): AsyncGenerator<CompletionUpdate, void, undefined> {
     const { signal, afterSequence } = options;
     if (afterSequence !== undefined && !(Number.isSafeInteger(afterSequence) && afterSequence >= 0)) {
@@ -482,7 +509,7 @@ export class ProcessNotificationsClient {
     }
     const tracker = new CompletionTracker(afterSequence);
     try {
-      for await (const event of this.loopEvents(sessionId, loopId, { after: afterSequence, signal })) {
+      for await (const event of this.loopEventsOf(sessionId, loopId, { after: afterSequence, signal }, health)) {
         const update = tracker.take(event);
         if (update) yield update;
       }
@@ -497,8 +524,12 @@ export class ProcessNotificationsClient {
    * 14), with one deadline for both it and its outcome: resolves with `{ notification }` as soon
    * as the notification and its outcome are known (or, with `waitForOutcome: false`, as soon as
    * the notification is), or at `timeoutMs` with `outcome: null` if only the notification came;
-   * rejects with a {@link TimeoutError} when no notification came in time, and with the signal's
-   * reason when `signal` aborts.
+   * rejects with a {@link TimeoutError} when the server answered and no notification came in
+   * time, and with the signal's reason when `signal` aborts. When the server did not answer (its
+   * stream was not open at the timeout: it could not be reached, or failed, and was being retried
+   * as the retry policy says), it rejects with that failure instead: a {@link NetworkError} naming
+   * the server, or the last {@link ProblemError} it answered with. A failure the retry policy does
+   * not retry (or retries no more) rejects at once.
    */
   async waitForCompletion(
     sessionId: string,
@@ -526,8 +557,9 @@ export class ProcessNotificationsClient {
             stop.abort();
           }, timeoutMs);
     let found: PendingNotification | undefined;
+    const health: StreamHealth = { open: false, opened: false };
     try {
-      for await (const { notification } of this.completions(sessionId, loopId, { signal: stop.signal })) {
+      for await (const { notification } of this.completionsOf(sessionId, loopId, { signal: stop.signal }, health)) {
         if (!matches(notification)) continue;
         found = notification;
         if (notification.outcome !== null || !waitForOutcome) return { notification };
@@ -540,6 +572,14 @@ export class ProcessNotificationsClient {
     if (!timedOut) throw signal?.reason ?? new Error('the completions stream ended');
     if (found) return { notification: found };
     const what = 'commandId' in target ? `command_id ${target.commandId}` : `process_handle ${target.processHandle}`;
+    // No open stream at the timeout: nothing could have come, so the caller is told why.
+    if (!health.open) {
+      const failure = health.failure ?? (health.opened ? undefined : new NetworkError(`no answer from ${this.baseUrl}`));
+      if (failure instanceof NetworkError) {
+        throw new NetworkError(`${failure.message}: waited ${timeoutMs} ms for ${what} in loop ${loopId}`, { cause: failure });
+      }
+      if (failure) throw failure;
+    }
     throw new TimeoutError(`no notification for ${what} in loop ${loopId} within ${timeoutMs} ms`, timeoutMs!);
   }
 
@@ -552,6 +592,7 @@ export class ProcessNotificationsClient {
     path: string,
     firstEventId: string | undefined,
     options: EventsOptions,
+    health?: StreamHealth,
   ): AsyncGenerator<ServerSentEvent, void, undefined> {
     let lastEventId = firstEventId;
     const reconnect = options.reconnect ?? true;
@@ -566,6 +607,7 @@ export class ProcessNotificationsClient {
           signal,
         });
         if (!response.ok) throw await this.problemOf(response);
+        if (health) Object.assign(health, { open: true, opened: true, failure: undefined });
         const decoder = new SseDecoder(this.maxEventBytes);
         const text = new TextDecoder();
         for await (const chunk of chunksOf(response.body)) {
@@ -580,6 +622,7 @@ export class ProcessNotificationsClient {
         // A bad answer (an event past maxEventBytes) is final, as in the JSON calls.
         if (error instanceof BadAnswerError) throw error;
         const failure = error instanceof ProblemError || error instanceof NetworkError ? error : NetworkError.from(error, this.baseUrl);
+        if (health) Object.assign(health, { open: false, failure });
         failures++;
         if (!reconnect || !this.retryPolicy.shouldRetry(failure, failures)) throw failure;
         try {
@@ -593,6 +636,7 @@ export class ProcessNotificationsClient {
       } finally {
         controller.abort();
       }
+      if (health) health.open = false;
       if (!reconnect || options.signal?.aborted) return;
     }
   }

@@ -54,6 +54,15 @@ def install_steps() -> tuple[list[str], list[str]]:
     return commands("\n".join(lines[:split])), commands("\n".join(lines[split:]))
 
 
+def source_tree_state() -> str:
+    """What git sees of the Python package's tree, ignored files included (but for the caches
+    the tests themselves write)."""
+    return run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "--", "libs/process-notifications-py", ":!*cache*"],
+        REPO,
+    )
+
+
 def commands(block: str) -> list[str]:
     lines = (re.sub(r"(^|\s)#.*$", "", line).strip() for line in block.replace("\\\n", " ").split("\n"))
     return [line for line in lines if line and line != "npm run build"]
@@ -82,24 +91,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Project:
     # The user's side, outside the repository: no PYTHONPATH, nothing of the repository's sources.
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PIP_NO_INDEX"] = "1"  # nothing comes from a package index
-    # `python3` is Debian's (the wheel needs its setuptools, the venv its httpx), whatever else is on PATH.
-    debian = tmp_path / "debian-python"
-    debian.mkdir()
-    (debian / "python3").symlink_to("/usr/bin/python3")
-    env["PATH"] = f"{debian}{os.pathsep}{env.get('PATH', '')}"
+    # PATH as it is: the page names the interpreter it needs, whatever `python3` comes first.
     env.update(NPM_ENV)
 
     # docs/agent-loop.md's install block as written, the repository's part in the repository and
-    # the project's in the project; only /tmp is replaced by a directory of this test.
-    scratch = tmp_path / "tmp"
+    # the project's in the project, each command with `sh -c`: its `PN_PACKAGES=$(mktemp -d)` is
+    # given as the environment instead (a variable would not outlive its shell).
+    scratch = tmp_path / "packages"
     scratch.mkdir()
+    env["PN_PACKAGES"] = str(scratch)
     project = tmp_path / "my-agent"
     project.mkdir()
     in_repository, in_project = install_steps()
-    for command in in_repository:
-        run(["sh", "-c", command.replace("/tmp", str(scratch))], REPO, env)
+    assert in_repository[0] == "PN_PACKAGES=$(mktemp -d)", in_repository
+    package_tree = source_tree_state()
+    for command in in_repository[1:]:
+        run(["sh", "-c", command], REPO, env)
+    # Building the wheel left the package's source tree as it was (no egg-info, no build/).
+    assert source_tree_state() == package_tree
     for command in in_project:
-        run(["sh", "-c", command.replace("/tmp", str(scratch))], project, env)
+        run(["sh", "-c", command], project, env)
     python = project / ".venv" / "bin" / "python"
     where = run([str(python), "-c", "import process_notifications; print(process_notifications.__file__)"], project, env)
     assert where.strip().startswith(str(project / ".venv")), where

@@ -251,6 +251,24 @@ async def test_a_closed_port_fails_fast_for_reads_and_within_its_deadline_for_de
     assert sum(waits) < 10.0
 
 
+async def test_a_wait_on_a_closed_port_is_a_network_error_naming_the_server_after_the_retries() -> None:
+    base_url = f"http://127.0.0.1:{free_port()}"
+    notices: list[RetryNotice] = []
+    policy = RetryPolicy(base_delay=0.02, max_delay=0.05)
+    async with AsyncClient(base_url, "token", retry=policy, on_retry=notices.append) as client:
+        with pytest.raises(NetworkError) as raised:
+            await client.wait_for_completion(str(uuid.uuid4()), str(uuid.uuid4()), command_id=str(uuid.uuid4()), timeout=0.5)
+    assert not isinstance(raised.value, TimeoutError)
+    assert f"cannot reach {base_url} (ConnectError" in str(raised.value)
+    assert "waited 0.5 s" in str(raised.value)
+    # It retried as the policy says, until the timeout.
+    assert len(notices) > 1 and {notice.operation for notice in notices} == {"loop_events"}
+    # A policy that gives up sooner: its failure, at once.
+    async with AsyncClient(base_url, "token", retry=RetryPolicy(max_attempts=2, base_delay=0.01)) as brief:
+        with pytest.raises(NetworkError, match=base_url):
+            await brief.wait_for_completion(str(uuid.uuid4()), str(uuid.uuid4()), process_handle="p", timeout=60)
+
+
 async def test_events_and_completions_end_quietly_at_their_deadline(aclient: AsyncClient, loop: Loop) -> None:
     sent = notification(loop.session_id, loop.loop_id)
     delivered = await aclient.deliver_completion(sent)

@@ -394,8 +394,25 @@ class TestNoServer:
             # Retried as deliveries are, until the deadline ends the iteration quietly.
             assert list(client.completions(sid, lid, deadline=0.3, on_retry=notices.append)) == []
             assert notices and {notice.operation for notice in notices} == {"loop_events"}
-            with pytest.raises(CompletionTimeoutError):
+            # The server never answered: no notification could come, and the wait says so.
+            with pytest.raises(NetworkError):
                 client.wait_for_completion(sid, lid, command_id=str(uuid.uuid4()), timeout=None, deadline=0.3)
+
+    def test_a_wait_on_a_closed_port_is_a_network_error_naming_the_server_after_the_retries(self) -> None:
+        base_url = f"http://127.0.0.1:{free_port()}"
+        notices: list[RetryNotice] = []
+        with Client(base_url, "token", retry=RetryPolicy(base_delay=0.02, max_delay=0.05), on_retry=notices.append) as client:
+            with pytest.raises(NetworkError) as raised:
+                client.wait_for_completion(str(uuid.uuid4()), str(uuid.uuid4()), command_id=str(uuid.uuid4()), timeout=0.5)
+        assert not isinstance(raised.value, TimeoutError)
+        assert f"cannot reach {base_url} (ConnectError" in str(raised.value)
+        assert "waited 0.5 s" in str(raised.value)
+        # It retried as the policy says, until the timeout.
+        assert len(notices) > 1 and {notice.operation for notice in notices} == {"loop_events"}
+        # A policy that gives up sooner: its failure, at once.
+        with Client(base_url, "token", retry=RetryPolicy(max_attempts=2, base_delay=0.01)) as brief:
+            with pytest.raises(NetworkError, match=base_url):
+                brief.wait_for_completion(str(uuid.uuid4()), str(uuid.uuid4()), process_handle="p", timeout=60)
 
 
 def test_events_and_completions_end_quietly_at_their_deadline(client: Client, loop: Loop) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Literal, Mapping, Sequence, TypeAlias, TypeVar
 from urllib.parse import quote, urlencode
@@ -265,14 +265,51 @@ def attempt_clock() -> float:
 TRANSPORT_ERRORS = (httpx.TransportError, httpx.DecodingError)
 
 
+@dataclass
+class StreamState:
+    """What a stream's latest connection got, kept for ``wait_for_completion``: at its timeout,
+    "the server did not answer" (no stream open; ``failure`` says why) is another answer than "no
+    notification came"."""
+
+    open: bool = False
+    """A stream is open now: the server answered its latest connection with 2xx."""
+    opened: bool = False
+    """Some connection was ever answered with 2xx."""
+    failure: ProblemError | NetworkError | None = None
+    """Why the latest connection failed; cleared once one is open again."""
+
+    def answered(self) -> None:
+        self.open, self.opened, self.failure = True, True, None
+
+    def failed(self, failure: ProblemError | NetworkError) -> None:
+        self.open, self.failure = False, failure
+
+    def no_answer(self, base_url: str, waited: str) -> ProblemError | NetworkError | None:
+        """What to raise instead of the timeout, when no stream was open at it: the latest
+        failure (a :class:`NetworkError` naming the server, said with what was waited for), or
+        "no answer" when no connection was ever answered; ``None`` when a stream was open."""
+        if self.open:
+            return None
+        failure = self.failure
+        if failure is None and not self.opened:
+            failure = NetworkError(f"no answer from {base_url}")
+        if isinstance(failure, NetworkError):
+            error = NetworkError(f"{failure}: {waited}")
+            error.__cause__ = failure
+            return error
+        return failure
+
+
 @dataclass(frozen=True)
 class LoopReads:
     """How ``completions()`` reads: its retry (retry as deliveries do, unless told otherwise), the
-    deadline that ends it (absolute, on the policy's clock), and the caller's ``on_retry``."""
+    deadline that ends it (absolute, on the policy's clock), the caller's ``on_retry``, and what
+    its stream's connections got (``state``)."""
 
     retry: bool | RetryPolicy
     until: float | None
     on_retry: OnRetry | None
+    state: StreamState = field(default_factory=StreamState)
 
     @staticmethod
     def of(retry: Retry, until: float | None, on_retry: OnRetry | None) -> LoopReads:

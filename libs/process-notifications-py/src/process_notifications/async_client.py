@@ -20,6 +20,7 @@ from ._base import (
     LoopReads,
     OnRetry,
     Retry,
+    StreamState,
     check_after_sequence,
     completion_target,
     target_name,
@@ -297,6 +298,10 @@ class AsyncClient(BaseClient):
             if found:
                 return found[0]
             what = target_name(command_id, process_handle)
+            # No stream open at the timeout: nothing could have come; the caller is told why.
+            no_answer = how.state.no_answer(self.base_url, f"waited {timeout} s for {what} in loop {loop_id}")
+            if no_answer is not None:
+                raise no_answer
             raise CompletionTimeoutError(
                 f"no notification for {what} in loop {loop_id} within {timeout} s", timeout or 0.0
             ) from None
@@ -373,7 +378,7 @@ class AsyncClient(BaseClient):
         path = Calls.loop_events_path(session_id, loop_id)
         position = None if after_sequence is None else str(after_sequence)
         policy = self._policy(how.retry, True)
-        async with aclosing(self._stream(path, "loop_events", position, policy, how.on_retry)) as events:
+        async with aclosing(self._stream(path, "loop_events", position, policy, how.on_retry, how.state)) as events:
             async for event in events:
                 loop_event = LoopEvent.of(event)
                 update = None if loop_event is None else tracker.take(loop_event)
@@ -388,7 +393,13 @@ class AsyncClient(BaseClient):
                 yield JournalRecord.from_json(parse_json(event.data, "event_not_json", "an event of the session stream"))
 
     async def _stream(
-        self, path: str, operation: str, last_event_id: str | None, policy: RetryPolicy | None, on_retry: OnRetry | None
+        self,
+        path: str,
+        operation: str,
+        last_event_id: str | None,
+        policy: RetryPolicy | None,
+        on_retry: OnRetry | None,
+        state: StreamState | None = None,
     ) -> AsyncGenerator[ServerSentEvent, None]:
         """The server-sent events at ``path`` after ``last_event_id`` (none: where the route
         starts), reconnecting after the last event id when the stream ends or fails."""
@@ -403,6 +414,8 @@ class AsyncClient(BaseClient):
                     ) as response:
                         if not response.is_success:
                             raise self._problem(response, await self._error_text(response))
+                        if state is not None:
+                            state.answered()
                         decoder = SseDecoder(self.max_event_bytes)
                         async for text in response.aiter_text():
                             for event in decoder.push(text):
@@ -413,6 +426,8 @@ class AsyncClient(BaseClient):
                 except TRANSPORT_ERRORS as error:
                     raise self._network_error(error) from error
             except (ProblemError, NetworkError) as failure:
+                if state is not None:
+                    state.failed(failure)
                 failures += 1
                 if policy is None or not policy.should_retry(failure, failures):
                     raise
@@ -420,6 +435,8 @@ class AsyncClient(BaseClient):
                 self._notify(policy, operation, failures, failure, delay, on_retry)
                 await policy.async_sleep(delay)
                 continue
+            if state is not None:
+                state.open = False
             if policy is None:
                 return
 

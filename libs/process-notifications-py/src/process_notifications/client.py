@@ -21,6 +21,7 @@ from ._base import (
     LoopReads,
     OnRetry,
     Retry,
+    StreamState,
     check_after_sequence,
     completion_target,
     target_name,
@@ -370,7 +371,8 @@ class Client(BaseClient):
         timeout = wait_timeout(timeout, deadline)
         until = None if timeout is None else self.retry_policy.now() + timeout
         found: PendingNotification | None = None
-        updates = self._completions(session_id, loop_id, None, LoopReads.of(retry, until, on_retry))
+        how = LoopReads.of(retry, until, on_retry)
+        updates = self._completions(session_id, loop_id, None, how)
         try:
             for item in updates:
                 if not matches(item.notification):
@@ -383,6 +385,10 @@ class Client(BaseClient):
         if found is not None:
             return found
         what = target_name(command_id, process_handle)
+        # No stream open at the timeout: nothing could have come; the caller is told why.
+        no_answer = how.state.no_answer(self.base_url, f"waited {timeout} s for {what} in loop {loop_id}")
+        if no_answer is not None:
+            raise no_answer
         raise CompletionTimeoutError(f"no notification for {what} in loop {loop_id} within {timeout} s", timeout or 0.0)
 
     # -- the sending --------------------------------------------------------------------------
@@ -471,7 +477,7 @@ class Client(BaseClient):
         tracker = CompletionTracker(after_sequence)
         path = Calls.loop_events_path(session_id, loop_id)
         position = None if after_sequence is None else str(after_sequence)
-        events = self._stream(path, "loop_events", position, self._policy(how.retry, True), how.until, how.on_retry)
+        events = self._stream(path, "loop_events", position, self._policy(how.retry, True), how.until, how.on_retry, how.state)
         try:
             for event in events:
                 loop_event = LoopEvent.of(event)
@@ -504,6 +510,7 @@ class Client(BaseClient):
         policy: RetryPolicy | None,
         until: float | None,
         on_retry: OnRetry | None,
+        state: StreamState | None = None,
     ) -> Generator[ServerSentEvent, None, None]:
         """The server-sent events at ``path`` after ``last_event_id`` (none: where the route
         starts), reconnecting after the last event id when the stream ends or fails."""
@@ -521,6 +528,8 @@ class Client(BaseClient):
                     with self._http.stream("GET", self._url(path), headers=headers, timeout=timeout) as response:
                         if not response.is_success:
                             raise self._problem(response, self._error_text(response))
+                        if state is not None:
+                            state.answered()
                         decoder = SseDecoder(self.max_event_bytes)
                         for text in response.iter_text():
                             for event in decoder.push(text):
@@ -542,6 +551,8 @@ class Client(BaseClient):
                         return
                     raise self._network_error(error) from error
             except (ProblemError, NetworkError) as failure:
+                if state is not None:
+                    state.failed(failure)
                 if until is not None and clock.now() >= until:
                     return
                 failures += 1
@@ -553,5 +564,7 @@ class Client(BaseClient):
                 self._notify(policy, operation, failures, failure, delay, on_retry)
                 policy.sleep(delay)
                 continue
+            if state is not None:
+                state.open = False
             if policy is None and not reopen:
                 return
