@@ -130,6 +130,23 @@ export class AdminReads {
     }));
   }
 
+  /**
+   * How many loops are full (unconsumed at least `capacity`), stopped with unconsumed work, and
+   * stale (oldest unconsumed journaled before `staleBefore`, ISO 8601): the loops filters' counts
+   * in one statement over the loops with unconsumed work (ix_pn_loops_unconsumed).
+   */
+  async attentionCounts(capacity: number, staleBefore: string): Promise<{ full: number; stopped: number; stale: number }> {
+    const p = this.p;
+    const [row] = await this.query(
+      `SELECT COALESCE(SUM(CASE WHEN unconsumed >= ${p(0)} THEN 1 ELSE 0 END), 0) AS full_loops,
+        COALESCE(SUM(CASE WHEN state = 'stopped' THEN 1 ELSE 0 END), 0) AS stopped_loops,
+        COALESCE(SUM(CASE WHEN oldest_unconsumed_at < ${p(1)} THEN 1 ELSE 0 END), 0) AS stale_loops
+      FROM pn_loops WHERE unconsumed > 0`,
+      [capacity, staleBefore],
+    );
+    return { full: Number(row?.full_loops ?? 0), stopped: Number(row?.stopped_loops ?? 0), stale: Number(row?.stale_loops ?? 0) };
+  }
+
   /** Every notification journaled under `commandId` (lower case), in any session, in journal order. */
   async notifications(commandId: string): Promise<AdminNotificationRow[]> {
     const rows = await this.query(
