@@ -78,12 +78,15 @@ export class AdminReads {
     this.p = (index) => dataSource.driver.createParameter(`p${index}`, index);
   }
 
-  /** Up to `take` sessions, newest first, after the position `[createdAt, sessionId]`. */
+  /**
+   * Up to `take` sessions, newest first, after the position `[createdAt, sessionId]`. A closed
+   * session's loops keep their state in their rows, but none of them runs: it has no running loops.
+   */
   async sessions(take: number, after?: readonly [string, string]): Promise<AdminSessionRow[]> {
     const p = this.p;
     const parameters: unknown[] = after ? [...after, take] : [take];
     const sql = `SELECT s.session_id, s.created_at, s.closed_at, s.last_sequence, COUNT(l.loop_id) AS loops,
-        COALESCE(SUM(CASE WHEN l.state = 'running' THEN 1 ELSE 0 END), 0) AS running_loops,
+        COALESCE(SUM(CASE WHEN l.state = 'running' AND s.closed_at IS NULL THEN 1 ELSE 0 END), 0) AS running_loops,
         COALESCE(SUM(l.unconsumed), 0) AS unconsumed
       FROM (
         SELECT session_id, created_at, closed_at, last_sequence FROM pn_sessions
