@@ -1,5 +1,7 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
+  AdminQueries,
+  DeliveryStoppedError,
   DISPOSITIONS,
   LIFECYCLE_KINDS,
   ProcessNotificationsError,
@@ -7,6 +9,13 @@ import {
   type Disposition,
   type LifecycleKind,
 } from 'nestjs-process-notifications';
+import {
+  ATTENTION_CONDITIONS,
+  NODE_LIVENESS,
+  STOPPED_DELIVERY_CAUSES,
+  type NodeLiveness,
+  type StoppedDeliveryCause,
+} from 'process-notifications-contract';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
 
@@ -28,6 +37,13 @@ export class MetricsService implements OnModuleDestroy {
     name: 'pn_notifications_total',
     help: 'Completion notifications answered, by disposition.',
     labelNames: ['disposition'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly stoppedDeliveries = new Counter({
+    name: 'pn_notifications_stopped_total',
+    help: 'Completion notifications answered with disposition stopped, by cause.',
+    labelNames: ['cause'] as const,
     registers: [this.registry],
   });
 
@@ -75,7 +91,7 @@ export class MetricsService implements OnModuleDestroy {
 
   private readonly commits: Subscription;
 
-  constructor(service: ProcessNotificationsService) {
+  constructor(service: ProcessNotificationsService, admin: AdminQueries) {
     new Gauge({
       name: 'pn_pending_notifications',
       help: 'Notifications pending in the loops of this process (accepted, not yet consumed).',
@@ -85,9 +101,42 @@ export class MetricsService implements OnModuleDestroy {
         this.set(service.pendingCount);
       },
     });
+    // Read from the database at scrape time, as the admin API reads them: every node of a cluster
+    // reports the same cluster-wide counts. A failed read leaves no sample (unknown), not a stale one.
+    new Gauge({
+      name: 'pn_loops_needing_attention',
+      help: 'Loops needing an operator, by condition: full, stopped with unconsumed work, stale (oldest unconsumed older than 300 s).',
+      labelNames: ['condition'] as const,
+      registers: [this.registry],
+      async collect() {
+        try {
+          const counts = await admin.attentionCounts();
+          for (const condition of ATTENTION_CONDITIONS) this.set({ condition }, counts[condition]);
+        } catch {
+          this.reset();
+        }
+      },
+    });
+    new Gauge({
+      name: 'pn_nodes',
+      help: 'Nodes of the cluster as GET /v1/admin/nodes lists them, by liveness (live: heartbeat not expired).',
+      labelNames: ['liveness'] as const,
+      registers: [this.registry],
+      async collect() {
+        try {
+          const nodes = await admin.nodes();
+          const counts: Record<NodeLiveness, number> = { live: 0, dead: 0 };
+          for (const node of nodes) counts[node.live ? 'live' : 'dead'] += 1;
+          for (const liveness of NODE_LIVENESS) this.set({ liveness }, counts[liveness]);
+        } catch {
+          this.reset();
+        }
+      },
+    });
     // Every known label value from the start, at 0, so that rates work before the first event.
     for (const disposition of DISPOSITIONS) this.notifications.inc({ disposition }, 0);
     for (const kind of LIFECYCLE_KINDS) this.lifecycleRecords.inc({ kind }, 0);
+    for (const cause of STOPPED_DELIVERY_CAUSES) this.stoppedDeliveries.inc({ cause }, 0);
     collectDefaultMetrics({ register: this.registry });
     this.commits = service.journalCommits$.subscribe(({ size, seconds }) => {
       this.commitSeconds.observe(seconds);
@@ -102,7 +151,13 @@ export class MetricsService implements OnModuleDestroy {
 
   /** Counts a refused delivery by its disposition (`stopped`, `collision`); other failures have none. */
   countRefusedDelivery(error: unknown): void {
-    if (error instanceof ProcessNotificationsError && error.disposition) this.notifications.inc({ disposition: error.disposition });
+    if (!(error instanceof ProcessNotificationsError) || !error.disposition) return;
+    this.notifications.inc({ disposition: error.disposition });
+    if (error.disposition !== 'stopped') return;
+    // delivery_stopped by its cause; loop_not_found and unsupported_engine by their code.
+    const cause = error instanceof DeliveryStoppedError ? error.stopCause : error.code;
+    if ((STOPPED_DELIVERY_CAUSES as readonly string[]).includes(cause))
+      this.stoppedDeliveries.inc({ cause: cause as StoppedDeliveryCause });
   }
 
   /** Counts a lifecycle record the journal took for the first time. */

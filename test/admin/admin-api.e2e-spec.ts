@@ -323,6 +323,22 @@ describe.each(BACKENDS)('admin read API on $name', (backend) => {
     expect(await loopIds('filter=stale&older_than_s=1')).toEqual([stopped]);
   });
 
+  it('counts no running loop in a closed session, on both backends and after a restart', async () => {
+    const { sessionId } = await openSession();
+    await openLoop(sessionId);
+    await openLoop(sessionId);
+    const runningOf = async () =>
+      ((await get('/v1/admin/sessions')).sessions as Array<Record<string, unknown>>)
+        .filter((session) => session.session_id === sessionId)
+        .map(({ state, loops, running_loops }) => ({ state, loops, running_loops }));
+    expect(await runningOf()).toEqual([{ state: 'open', loops: 2, running_loops: 2 }]);
+    await t.http.post(`/v1/sessions/${sessionId}/close`).set(admin).expect(200);
+    // Its loops keep their rows, but none of them runs once the session is closed.
+    expect(await runningOf()).toEqual([{ state: 'closed', loops: 2, running_loops: 0 }]);
+    await restart();
+    expect(await runningOf()).toEqual([{ state: 'closed', loops: 2, running_loops: 0 }]);
+  });
+
   it('finds a command id in every session that journaled it; 404 when none did', async () => {
     const a = await openSession();
     const b = await openSession();

@@ -5,7 +5,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import type { DataSource } from 'typeorm';
 import { tempDir } from '../durability/support/temp-dir.js';
+import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
 import { browserAvailable, ConsoleBrowser, type ConsoleTab } from './support/console-browser.js';
 import { completion, SEEDED_CAPACITY, seedConsole, type SeededSession } from './support/console-seed.js';
@@ -26,6 +28,10 @@ async function tableRows(page: Page, caption: string | RegExp): Promise<string[]
   const rows = await table.locator('tbody tr').all();
   return Promise.all(rows.map(async (row) => (await row.locator('td').allInnerTexts()).map((text) => text.trim())));
 }
+
+/** The rows of a loop's unconsumed notifications, without the cell of their `Select` box. */
+const unconsumedRows = async (page: Page): Promise<string[][]> =>
+  (await tableRows(page, /Unconsumed notifications/)).map((row) => row.slice(1));
 
 /** How wide the page is drawn, in CSS pixels: wider than the window means a sideways scroll. */
 const pageWidth = async (page: Page): Promise<number> => Number(await page.evaluate('document.documentElement.scrollWidth'));
@@ -151,12 +157,15 @@ describeBrowser('the web console in a browser', () => {
     const attention = await tableRows(page, /Loops that need attention/);
     const conditionOf = (loopId: string): string => attention.find((row) => row[0] === loopId)?.[2] ?? '';
     // 2 pending + 1 refused as inbox_full, capacity 2.
-    expect(conditionOf(seeded.fullLoopId)).toMatch(/^full: 3 unconsumed of 2, its next delivery is refused \(inbox_full\)$/);
+    // Over capacity, said as such (not "3 unconsumed of 2").
+    expect(conditionOf(seeded.fullLoopId)).toBe(
+      'over capacity: 3 unconsumed, 1 more than its capacity of 2; its next delivery is refused (inbox_full)',
+    );
     expect(conditionOf(seeded.stoppedLoopId)).toMatch(/stopped with work left: 2 unconsumed/);
     expect(conditionOf(seeded.busyLoopId)).toBe('');
     const collisions = await tableRows(page, /Recent idempotency collisions/);
     const collision = collisions.find((row) => row[0] === seeded.collidedCommandId)!;
-    expect(collision.slice(1, 4)).toEqual([`sequence ${seeded.collidedSequence}`, 'process_handle', seeded.busyLoopId]);
+    expect(collision.slice(1, 5)).toEqual([`sequence ${seeded.collidedSequence}`, 'process_handle', seeded.busyLoopId, 'once']);
     await expectAccessible(opened, 'first screen');
     // Nothing scrolls sideways in a 1280 px window.
     expect(await pageWidth(page)).toBeLessThanOrEqual(1280);
@@ -170,12 +179,12 @@ describeBrowser('the web console in a browser', () => {
     await heading(page, `Loop ${seeded.fullLoopId}`);
     const count = (name: string) => page.locator('dl.counts div', { hasText: name }).locator('dd').innerText();
     expect([await count('Capacity'), await count('Pending'), await count('Unconsumed')]).toEqual(['2', '2', '3']);
-    await page.locator('.loop-condition', { hasText: 'full: 3 unconsumed of 2' }).waitFor();
+    await page.locator('.loop-condition', { hasText: 'over capacity: 3 unconsumed, 1 more than its capacity of 2' }).waitFor();
     await page
       .getByRole('table', { name: /Unconsumed notifications/ })
       .locator(`tr[data-status="refused"]`)
       .waitFor();
-    const unconsumed = await tableRows(page, /Unconsumed notifications/);
+    const unconsumed = await unconsumedRows(page);
     expect(unconsumed.map((row) => [row[0], row[1]])).toEqual([
       [expect.any(String), 'pending'],
       [expect.any(String), 'pending'],
@@ -210,6 +219,81 @@ describeBrowser('the web console in a browser', () => {
     // 2 of 2: still full (its next delivery is refused), now with only pending ones.
     await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd', { hasText: /^2$/ }).waitFor();
     expect(await page.locator('tr[data-status="refused"]').count()).toBe(0);
+    await page.locator('.loop-condition', { hasText: 'full: 2 unconsumed, its whole capacity' }).waitFor();
+  });
+
+  it('updates the first screen by itself: a loop filled and a session opened after it loaded appear without a reload', async () => {
+    const opened = await open('/console');
+    const page = opened.page;
+    await heading(page, 'Sessions');
+    await tableRows(page, /Loops that need attention/);
+    await page
+      .getByText(/Updated \d+ s ago, refreshed every 5 s/)
+      .first()
+      .waitFor();
+    const requestsBefore = opened.requests.filter((url) => url.endsWith('/console') || url.includes('/console/sessions')).length;
+    // Made through the API after the page loaded: a full loop, a stopped one, a collision.
+    const later = await seedConsole(server.url);
+    const attention = page.getByRole('table', { name: /Loops that need attention/ });
+    await attention.getByRole('link', { name: later.fullLoopId }).waitFor({ timeout: 15_000 });
+    await attention.getByRole('link', { name: later.stoppedLoopId }).waitFor();
+    await page
+      .getByRole('table', { name: /Sessions, newest first/ })
+      .getByRole('link', { name: later.sessionId })
+      .waitFor();
+    // No navigation happened: the same document, read again in place.
+    expect(opened.requests.filter((url) => url.endsWith('/console') || url.includes('/console/sessions')).length).toBe(requestsBefore);
+  });
+
+  it('lists a collision once however often it was refused, with how often', async () => {
+    const session = await seedConsole(server.url);
+    const api = client(session);
+    const original = completion(session.sessionId, session.busyLoopId, 'make-once');
+    await api.deliverCompletion(original);
+    // The supervisor retries its reused id three times: three refusals, one collision.
+    for (let i = 0; i < 3; i++)
+      await api.deliverCompletion({ ...original, process_handle: 'make-twice' }, { retry: false }).catch(() => undefined);
+    const refused = (await admin().refusals({ limit: 1000 })).refusals.filter((r) => r.command_id === original.command_id);
+    expect(refused.map((r) => r.code)).toEqual(['idempotency_collision', 'idempotency_collision', 'idempotency_collision']);
+
+    const opened = await open('/console');
+    const rows = (await tableRows(opened.page, /Recent idempotency collisions/)).filter((row) => row[0] === original.command_id);
+    expect(rows.map((row) => row[4])).toEqual(['3 times']);
+  });
+
+  it('consumes every selected notification of a loop after one confirmation', async () => {
+    const session = await seedConsole(server.url);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.fullLoopId}`);
+    await page.locator('tr[data-status="refused"]').waitFor();
+    await page.getByRole('button', { name: 'Select all 3' }).click();
+    await page.getByRole('button', { name: 'Consume selected (3)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Consume 3 notifications?' });
+    await dialog.waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(1);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Consumed 3 of 3 selected notifications.' }).waitFor();
+    // One confirmation for all three: no other dialog comes up.
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.locator('dl.counts div', { hasText: 'Unconsumed' }).locator('dd', { hasText: /^0$/ }).waitFor();
+    // What really happened: the journal holds nothing unconsumed for the loop.
+    const loops = await admin().adminLoops({ session_id: session.sessionId });
+    expect(loops.loops.find((loop) => loop.loop_id === session.fullLoopId)?.unconsumed).toBe(0);
+    expect((await client(session).pendingNotifications(session.sessionId, session.fullLoopId)).notifications).toEqual([]);
+    expect(await page.getByRole('button', { name: 'Consume selected (0)' }).count()).toBe(0);
+  });
+
+  it('shows no running loops for a closed session', async () => {
+    const session = await seedConsole(server.url);
+    await client(session).closeSession(session.sessionId);
+    const opened = await open('/console');
+    await heading(opened.page, 'Sessions');
+    const row = (await tableRows(opened.page, /Sessions, newest first/)).find((cells) => cells[0] === session.sessionId);
+    // loops, running loops: 4 loops, none running once closed.
+    expect([row?.[2], row?.[3], row?.at(-1)]).toEqual(['4', '0', 'closed']);
+    const answer = (await admin().adminSessions({ limit: 1000 })).sessions.find((s) => s.session_id === session.sessionId);
+    expect(answer?.running_loops).toBe(0);
   });
 
   it('names the figures alike on the session view, and fits a UUID in the Command id field', async () => {
@@ -285,7 +369,7 @@ describeBrowser('the web console in a browser', () => {
       .getByRole('table', { name: /Unconsumed notifications/ })
       .locator('time')
       .waitFor();
-    const pending = await tableRows(page, /Unconsumed notifications/);
+    const pending = await unconsumedRows(page);
     expect(pending).toHaveLength(1);
     expect(pending[0]!.slice(0, 4)).toEqual([seeded.pendingCommandId, 'pending', 'npm-test', 'exited/exited']);
     // Seconds for the first two minutes, minutes after: a slow run can reach the second.
@@ -359,7 +443,7 @@ describeBrowser('the web console in a browser', () => {
       .getByRole('table', { name: /Unconsumed notifications/ })
       .locator('time')
       .waitFor();
-    const [unconsumed] = await tableRows(page, /Unconsumed notifications/);
+    const [unconsumed] = await unconsumedRows(page);
     expect(unconsumed!.slice(0, 4)).toEqual([crashed.command_id, 'pending', 'segfaulter', 'killed/killed']);
     expect(unconsumed![5]).toBe('completed, signal SIGSEGV');
     const [lifecycle] = await tableRows(page, /Lifecycle of each process handle/);
@@ -489,7 +573,7 @@ describeBrowser('the web console in a browser', () => {
     const session = await seedConsole(server.url);
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
     const page = opened.page;
-    const [first] = (await tableRows(page, /Unconsumed notifications/)).map((row) => row[0]!);
+    const [first] = (await unconsumedRows(page)).map((row) => row[0]!);
     // Consumed behind the console's back while its confirmation is open: the console's consume
     // then answers consumed: false. (Consumed before the click, the live feed would already have
     // taken the row, and its button, off the page.)
@@ -829,6 +913,55 @@ describeBrowser('the web console across a server restart, and turned off', () =>
     } finally {
       await server.stop();
       dir.remove();
+    }
+  });
+});
+
+describeBrowser('the web console on PostgreSQL: a dead node', () => {
+  let pgAdmin: DataSource | undefined;
+  let schema: { name: string; databaseUrl: string };
+  let server: ServerProcess | undefined;
+  let browser: ConsoleBrowser | undefined;
+
+  beforeAll(async () => {
+    pgAdmin = await connectPostgresAdmin();
+    if (!pgAdmin) return;
+    schema = freshSchema();
+    await pgAdmin.query(`CREATE SCHEMA "${schema.name}"`);
+    [server, browser] = await Promise.all([ServerProcess.start({ PN_DATABASE_URL: schema.databaseUrl }), ConsoleBrowser.launch()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await pgAdmin?.query(`DROP SCHEMA IF EXISTS "${schema.name}" CASCADE`);
+    await pgAdmin?.destroy();
+  });
+
+  it('lists a node whose heartbeat expired under Needs attention, and as dead on the nodes view', async () => {
+    if (!pgAdmin || !server || !browser) return;
+    // What a node killed a while ago leaves: its heartbeat row, expired, owning a session.
+    const deadNodeId = randomUUID();
+    const deadUrl = 'http://127.0.0.1:9';
+    await pgAdmin.query(
+      `INSERT INTO "${schema.name}".pn_nodes (node_id, url, expires_at, heartbeat_at)
+       VALUES ($1, $2, now() - interval '1 minute', now() - interval '2 minutes')`,
+      [deadNodeId, deadUrl],
+    );
+    const opened = await browser.tab();
+    try {
+      await opened.page.goto(`${server.url}/console`);
+      await opened.signIn(SERVER_ADMIN_TOKEN);
+      await heading(opened.page, 'Sessions');
+      const dead = await tableRows(opened.page, /Dead nodes/);
+      expect(dead.map((row) => [row[0], row[1]])).toEqual([[deadUrl, deadNodeId]]);
+
+      await opened.page.getByRole('navigation').getByRole('link', { name: 'Nodes' }).click();
+      await heading(opened.page, 'Nodes');
+      const nodes = await tableRows(opened.page, /Nodes/);
+      expect(nodes.find((row) => row[0] === deadNodeId)?.[2]).toBe('dead: its heartbeat expired');
+      expect(nodes.filter((row) => row[2] === 'live')).toHaveLength(1);
+    } finally {
+      await opened.close();
     }
   });
 });

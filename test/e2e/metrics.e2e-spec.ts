@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { DISPOSITIONS, LIFECYCLE_KINDS } from 'process-notifications-contract';
+import {
+  ATTENTION_CONDITIONS,
+  DISPOSITIONS,
+  LIFECYCLE_KINDS,
+  NODE_LIVENESS,
+  STOPPED_DELIVERY_CAUSES,
+} from 'process-notifications-contract';
+import type { DataSource } from 'typeorm';
+import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import {
   admin,
   bearer,
@@ -62,6 +70,11 @@ describe('GET /metrics (spec section 11)', () => {
     // Every disposition and kind is there from the start, at 0.
     for (const disposition of DISPOSITIONS) expect(valueOf(samples, 'pn_notifications_total', { disposition })).toBe(0);
     for (const kind of LIFECYCLE_KINDS) expect(valueOf(samples, 'pn_lifecycle_records_total', { kind })).toBe(0);
+    for (const cause of STOPPED_DELIVERY_CAUSES) expect(valueOf(samples, 'pn_notifications_stopped_total', { cause })).toBe(0);
+    // Nothing needs attention yet; this process is the one live node (SQLite).
+    for (const condition of ATTENTION_CONDITIONS) expect(valueOf(samples, 'pn_loops_needing_attention', { condition })).toBe(0);
+    expect(valueOf(samples, 'pn_nodes', { liveness: 'live' })).toBe(1);
+    expect(valueOf(samples, 'pn_nodes', { liveness: 'dead' })).toBe(0);
   });
 
   it('counts every answer of the notify route by disposition, lifecycle records by kind, and the pending set', async () => {
@@ -93,6 +106,10 @@ describe('GET /metrics (spec section 11)', () => {
       stopped: 3,
       collision: 1,
     });
+    // The three stopped answers, each under its own cause.
+    expect(
+      Object.fromEntries(STOPPED_DELIVERY_CAUSES.map((cause) => [cause, valueOf(samples, 'pn_notifications_stopped_total', { cause })])),
+    ).toEqual({ loop_stopped: 1, inbox_full: 1, misrouted: 0, loop_not_found: 1, unsupported_engine: 0 });
     expect(valueOf(samples, 'pn_lifecycle_records_total', { kind: 'started' })).toBe(1);
     expect(valueOf(samples, 'pn_lifecycle_records_total', { kind: 'backgrounded' })).toBe(1);
     expect(valueOf(samples, 'pn_pending_notifications')).toBe(1);
@@ -143,5 +160,83 @@ describe('GET /metrics (spec section 11)', () => {
     const later = (await scrape()).filter((sample) => sample.name === 'pn_http_requests_total');
     expect(valueOf(later, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '200' })).toBe(3);
     expect(valueOf(later, 'pn_http_requests_total', { route: COMPLETIONS_ROUTE, status: '202' })).toBe(1);
+  });
+});
+
+describe('GET /metrics: loops needing attention and nodes, read from the database (PostgreSQL)', () => {
+  let pgAdmin: DataSource | undefined;
+  let schema: { name: string; databaseUrl: string };
+  let t: HttpTestApp;
+  beforeAll(async () => {
+    pgAdmin = await connectPostgresAdmin();
+  });
+  afterAll(async () => {
+    await pgAdmin?.destroy();
+  });
+  beforeEach(async () => {
+    if (!pgAdmin) return;
+    schema = freshSchema();
+    await pgAdmin.query(`CREATE SCHEMA "${schema.name}"`);
+    t = await createHttpTestApp({ databaseUrl: schema.databaseUrl, loopCapacity: 2 });
+  });
+  afterEach(async () => {
+    if (!pgAdmin) return;
+    await t.close();
+    await pgAdmin.query(`DROP SCHEMA IF EXISTS "${schema.name}" CASCADE`);
+  });
+
+  const gauges = async (): Promise<Record<string, number | undefined>> => {
+    const samples = parseMetrics((await t.http.get('/metrics').expect(200)).text);
+    const value = (name: string, labels: Record<string, string>) =>
+      samples.find((sample) => sample.name === name && Object.entries(labels).every(([key, v]) => sample.labels[key] === v))?.value;
+    return Object.fromEntries([
+      ...ATTENTION_CONDITIONS.map((condition) => [condition, value('pn_loops_needing_attention', { condition })]),
+      ...NODE_LIVENESS.map((liveness) => [liveness, value('pn_nodes', { liveness })]),
+    ]);
+  };
+
+  it('counts the loops each admin filter lists (full, stopped with work, stale) and the nodes live and dead', async () => {
+    if (!pgAdmin) return;
+    const { sessionId, loopId, token } = await openSessionWithLoop(t);
+    const auth = bearer(token);
+    const notify = (loop: string) =>
+      t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(auth).send(notification(sessionId, loop));
+    const newLoop = async () =>
+      (await t.http.post(`/v1/sessions/${sessionId}/loops`).set(auth).send({}).expect(201)).body.loop_id as string;
+    const stale = await newLoop();
+    const stopped = await newLoop();
+    await t.http.post(`/v1/sessions/${sessionId}/loops/${stopped}/stop`).set(auth).expect(200);
+    await notify(loopId).expect(202);
+    await notify(loopId).expect(202); // full: 2 of capacity 2
+    await notify(stale).expect(202);
+    await notify(stopped).expect(503); // journaled, nobody will take it
+    // The clock played forward for one loop: its oldest unconsumed notification is 10 minutes old.
+    await pgAdmin.query(`UPDATE "${schema.name}".pn_loops SET oldest_unconsumed_at = now() - interval '10 minutes' WHERE loop_id = $1`, [
+      stale,
+    ]);
+    // A node killed a while ago: its heartbeat row expired, never renewed.
+    await pgAdmin.query(
+      `INSERT INTO "${schema.name}".pn_nodes (node_id, url, expires_at, heartbeat_at)
+       VALUES ($1, 'http://127.0.0.1:1', now() - interval '1 minute', now() - interval '2 minutes')`,
+      [randomUUID()],
+    );
+
+    const expected = { full: 1, stopped: 1, stale: 1, live: 1, dead: 1 };
+    expect(await gauges()).toEqual(expected);
+    // The same loops as the admin filters list.
+    for (const condition of ATTENTION_CONDITIONS) {
+      const listed = await t.http.get(`/v1/admin/loops?filter=${condition}`).set(admin).expect(200);
+      expect([condition, listed.body.loops.length]).toEqual([condition, expected[condition]]);
+    }
+
+    // Consuming the full loop's work takes it off; the gauges follow at the next scrape.
+    const pending = (await t.http.get(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications`).set(auth).expect(200)).body;
+    const ids = (pending.notifications as Array<{ command_id: string }>).map((n) => n.command_id);
+    await t.http
+      .post(`/v1/sessions/${sessionId}/loops/${loopId}/process-notifications/consume`)
+      .set(auth)
+      .send({ command_ids: ids })
+      .expect(200);
+    expect(await gauges()).toEqual({ ...expected, full: 0 });
   });
 });

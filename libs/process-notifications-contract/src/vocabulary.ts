@@ -116,6 +116,30 @@ export type LoopEventType = (typeof LOOP_EVENT_TYPES)[number];
 export const LOOP_FILTERS = ['all', 'unconsumed', 'full', 'stopped', 'stale'] as const;
 export type LoopFilter = (typeof LOOP_FILTERS)[number];
 
+/**
+ * The conditions of a loop that needs an operator, each one of {@link LOOP_FILTERS}: full (its
+ * next delivery answers `inbox_full`), stopped with unconsumed work, stale. The console's "Needs
+ * attention" and the `pn_loops_needing_attention` gauge count loops by them.
+ */
+export const ATTENTION_CONDITIONS = ['full', 'stopped', 'stale'] as const satisfies readonly LoopFilter[];
+export type AttentionCondition = (typeof ATTENTION_CONDITIONS)[number];
+
+/**
+ * Whether a node of `GET /v1/admin/nodes` is alive: `live` while its heartbeat has not expired
+ * (its `live` is true), `dead` once it has (a killed or frozen process, whose sessions the next
+ * request takes over).
+ */
+export const NODE_LIVENESS = ['live', 'dead'] as const;
+export type NodeLiveness = (typeof NODE_LIVENESS)[number];
+
+/**
+ * Why a delivery's disposition was `stopped`, as the `pn_notifications_stopped_total` metric
+ * counts it: the causes of `delivery_stopped` ({@link STOP_CAUSES}), and the two refusals the
+ * contract also answers `stopped` for, by their problem code.
+ */
+export const STOPPED_DELIVERY_CAUSES = [...STOP_CAUSES, 'loop_not_found', 'unsupported_engine'] as const;
+export type StoppedDeliveryCause = (typeof STOPPED_DELIVERY_CAUSES)[number];
+
 /** Who a bearer token is (`GET /v1/whoami`, section 12.1): the admin, or one session. */
 export const TOKEN_KINDS = ['admin', 'session'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];

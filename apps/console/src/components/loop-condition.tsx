@@ -1,3 +1,4 @@
+import type { AttentionCondition } from 'process-notifications-client';
 import { ageText } from './time-text.js';
 
 /** The default of the loops list's `stale` filter (spec section 12.1), in seconds. */
@@ -14,7 +15,7 @@ export interface LoopFigures {
 
 /** One thing wrong with a loop, as the loops filter names it, and what it means. */
 export interface LoopCondition {
-  readonly name: 'full' | 'stopped' | 'stale';
+  readonly name: AttentionCondition;
   readonly text: string;
   /** The same in a few words, for a list's cell. */
   readonly short: string;
@@ -30,7 +31,11 @@ export function loopConditions(loop: LoopFigures, now: number): LoopCondition[] 
   if (loop.unconsumed >= loop.capacity) {
     conditions.push({
       name: 'full',
-      text: `full: ${loop.unconsumed} unconsumed of ${loop.capacity}, its next delivery is refused (inbox_full)`,
+      // Over capacity: the set holds `capacity`, the rest were refused and wait for a retry.
+      text:
+        loop.unconsumed > loop.capacity
+          ? `over capacity: ${loop.unconsumed} unconsumed, ${loop.unconsumed - loop.capacity} more than its capacity of ${loop.capacity}; its next delivery is refused (inbox_full)`
+          : `full: ${loop.unconsumed} unconsumed, its whole capacity; its next delivery is refused (inbox_full)`,
       short: 'full: next delivery refused',
     });
   }

@@ -39,3 +39,17 @@ export function Age(props: { at: string | null | undefined; now: number }) {
     </time>
   );
 }
+
+/**
+ * How old what a polled view shows is (`Updated 3 s ago, refreshed every 5 s`): the operator sees
+ * that it updates by itself, and when it stopped doing so.
+ */
+export function UpdatedAgo(props: { at: number | undefined; now: number; everyMs: number }) {
+  if (props.at === undefined) return null;
+  const iso = new Date(props.at).toISOString();
+  return (
+    <p class="hint updated" role="status" aria-live="off">
+      Updated <time dateTime={iso}>{ageText(iso, Math.max(props.now, props.at))}</time> ago, refreshed every {props.everyMs / 1000} s.
+    </p>
+  );
+}

@@ -1,5 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { AdminLoop, JournalRecord, Loop, PendingNotification, ProcessNotificationsClient } from 'process-notifications-client';
+import {
+  MAX_CONSUME_BATCH,
+  type AdminLoop,
+  type JournalRecord,
+  type Loop,
+  type PendingNotification,
+  type ProcessNotificationsClient,
+} from 'process-notifications-client';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
@@ -46,8 +53,39 @@ async function adminLoopOf(api: ProcessNotificationsClient, route: LoopRoute, si
   return undefined;
 }
 
-type Confirming = { readonly action: 'stop' } | { readonly action: 'consume'; readonly commandId: string };
+type Confirming =
+  | { readonly action: 'stop' }
+  | { readonly action: 'consume'; readonly commandId: string }
+  | { readonly action: 'consume-selected'; readonly commandIds: readonly string[] };
 type ActionResult = { readonly ok: string } | { readonly failed: unknown };
+
+/**
+ * Consumes `commandIds` in batches of at most {@link MAX_CONSUME_BATCH} (one request and one
+ * journal transaction each) and says what happened to them, counted from the answers.
+ */
+async function consumeAll(
+  api: ProcessNotificationsClient,
+  sessionId: string,
+  loopId: string,
+  commandIds: readonly string[],
+): Promise<string> {
+  let consumed = 0;
+  let already = 0;
+  let notFound = 0;
+  for (let start = 0; start < commandIds.length; start += MAX_CONSUME_BATCH) {
+    const batch = commandIds.slice(start, start + MAX_CONSUME_BATCH);
+    const { results } = await api.consumeMany(sessionId, loopId, batch, { retry: false });
+    for (const result of results) {
+      if ('code' in result) notFound += 1;
+      else if (result.consumed) consumed += 1;
+      else already += 1;
+    }
+  }
+  const parts = [`Consumed ${consumed} of ${commandIds.length} selected notifications`];
+  if (already > 0) parts.push(`${already} already consumed`);
+  if (notFound > 0) parts.push(`${notFound} not found`);
+  return `${parts.join('; ')}.`;
+}
 
 /**
  * One loop: its counts and condition, its unconsumed notifications (pending, or refused by the
@@ -87,7 +125,19 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
   const [confirming, setConfirming] = useState<Confirming | undefined>(undefined);
   const [result, setResult] = useState<ActionResult | undefined>(undefined);
   const [acting, setActing] = useState(false);
-  useEffect(() => setResult(undefined), [sessionId, loopId]);
+  // Command ids ticked for `Consume selected`, across the pages of the list.
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    setResult(undefined);
+    setSelected(new Set());
+  }, [sessionId, loopId]);
+  const toggle = (commandId: string, on: boolean): void =>
+    setSelected((previous) => {
+      const next = new Set(previous);
+      if (on) next.add(commandId);
+      else next.delete(commandId);
+      return next;
+    });
   const act = async (what: Confirming): Promise<void> => {
     setConfirming(undefined);
     setActing(true);
@@ -96,6 +146,9 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
       if (what.action === 'stop') {
         const loop = await api.stopLoop(sessionId, loopId, { retry: false });
         setResult({ ok: `Loop stopped: its state is ${loop.state}; later deliveries to it answer stopped.` });
+      } else if (what.action === 'consume-selected') {
+        setResult({ ok: await consumeAll(api, sessionId, loopId, what.commandIds) });
+        setSelected(new Set());
       } else {
         const consumption = await api.consume(sessionId, loopId, what.commandId, { retry: false });
         setResult({
@@ -132,6 +185,8 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
     ];
   }, [data, history, journal.records]);
   const { rows: unconsumedPage, pager: unconsumedPager } = usePage(unconsumedRows, loopId);
+  // Only what is still unconsumed stays selected: a row consumed elsewhere leaves the selection.
+  const selectedIds = unconsumedRows.filter((row) => selected.has(row.commandId)).map((row) => row.commandId);
   const unconsumed = data?.admin?.unconsumed ?? history.unconsumed;
   const figures = data && {
     state: data.loop.state,
@@ -208,10 +263,26 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
               <p>No notification is unconsumed.</p>
             ) : (
               <>
+                <p class="actions bulk">
+                  <button type="button" disabled={acting} onClick={() => setSelected(new Set(unconsumedRows.map((row) => row.commandId)))}>
+                    Select all {unconsumedRows.length}
+                  </button>{' '}
+                  <button type="button" disabled={acting || selectedIds.length === 0} onClick={() => setSelected(new Set())}>
+                    Clear selection
+                  </button>{' '}
+                  <button
+                    type="button"
+                    disabled={acting || selectedIds.length === 0}
+                    onClick={() => setConfirming({ action: 'consume-selected', commandIds: selectedIds })}
+                  >
+                    Consume selected ({selectedIds.length})
+                  </button>
+                </p>
                 <table>
                   <caption>Unconsumed notifications: pending, or refused by the loop; oldest first</caption>
                   <thead>
                     <tr>
+                      <th scope="col">Select</th>
                       <th scope="col">Command id</th>
                       <th scope="col">Status</th>
                       <th scope="col">Process handle</th>
@@ -231,6 +302,14 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
                           : undefined;
                       return (
                         <tr key={row.commandId} data-status={row.pending ? 'pending' : 'refused'}>
+                          <td>
+                            <input
+                              type="checkbox"
+                              aria-label={`Select ${row.commandId}`}
+                              checked={selected.has(row.commandId)}
+                              onChange={(event) => toggle(row.commandId, event.currentTarget.checked)}
+                            />
+                          </td>
                           <td>
                             <IdText id={row.commandId} />
                           </td>
@@ -279,13 +358,24 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
 
       {confirming && (
         <ConfirmDialog
-          title={confirming.action === 'stop' ? 'Stop loop?' : 'Consume notification?'}
+          title={
+            confirming.action === 'stop'
+              ? 'Stop loop?'
+              : confirming.action === 'consume'
+                ? 'Consume notification?'
+                : `Consume ${confirming.commandIds.length} notifications?`
+          }
           onCancel={() => setConfirming(undefined)}
           onConfirm={() => void act(confirming)}
         >
           {confirming.action === 'stop' ? (
             <p>
               Stop loop <IdText id={loopId} />? Every later delivery to it answers stopped; this cannot be undone.
+            </p>
+          ) : confirming.action === 'consume-selected' ? (
+            <p>
+              Consume the {confirming.commandIds.length} selected notifications? They leave the pending set, as if the loop had handled
+              them.
             </p>
           ) : (
             <p>

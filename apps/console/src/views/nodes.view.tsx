@@ -32,7 +32,7 @@ export function NodesView(props: ViewProps) {
             <tr>
               <th scope="col">Node id</th>
               <th scope="col">Node URL</th>
-              <th scope="col">Live</th>
+              <th scope="col">Liveness</th>
               <th scope="col">Last heartbeat</th>
               <th scope="col">Sessions owned</th>
             </tr>
@@ -46,7 +46,7 @@ export function NodesView(props: ViewProps) {
                 <td>
                   <code class="id">{node.node_url}</code>
                 </td>
-                <td>{node.live ? 'yes' : 'no'}</td>
+                <td class={node.live ? undefined : 'closed'}>{node.live ? 'live' : 'dead: its heartbeat expired'}</td>
                 <td>
                   <Instant at={node.last_heartbeat_at} />
                 </td>

@@ -4,7 +4,8 @@ import { SessionLink } from '../components/entity-link.js';
 import { Loading } from '../components/loading.js';
 import { CursorPager } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
-import { Instant } from '../components/time-text.js';
+import { Instant, UpdatedAgo, useNow } from '../components/time-text.js';
+import { REFRESH_EVERY_MS, useRefresh } from '../components/use-refresh.js';
 import { useResource } from '../components/use-resource.js';
 import { routeHref, type ConsoleRoute } from '../routing/console-route.js';
 import type { ViewProps } from './view-props.js';
@@ -14,15 +15,19 @@ export const API_PAGE_SIZE = 50;
 
 /**
  * The first screen of the admin token: what needs attention (full, stopped and stale loops,
- * collisions), then every session, newest first (`GET /v1/admin/sessions`), a page at a time.
+ * dead nodes, collisions), then every session, newest first (`GET /v1/admin/sessions`), a page at
+ * a time; both read again every few seconds.
  */
 export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, { view: 'sessions' }> }) {
   const admin = props.identity.kind === 'admin';
   const { cursor } = props.route;
-  const [page] = useResource(
+  const now = useNow();
+  const [page, reload] = useResource(
     (signal) => (admin ? props.clients.api.adminSessions({ limit: API_PAGE_SIZE, cursor }, { signal }) : Promise.resolve(undefined)),
     [props.clients, admin, cursor],
   );
+  // No stream of sessions: the list is read again every few seconds, its age shown.
+  const updatedAt = useRefresh(reload, page.data);
   return (
     <>
       <h1 tabIndex={-1}>Sessions</h1>
@@ -30,7 +35,7 @@ export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, {
       {admin && <h2>Every session</h2>}
       {!admin ? (
         <AdminOnly identity={props.identity} />
-      ) : page.status === 'loading' ? (
+      ) : page.status === 'loading' && !page.data ? (
         <Loading what="sessions" />
       ) : page.status === 'failed' ? (
         <ProblemMessage error={page.error} />
@@ -38,6 +43,7 @@ export function SessionsView(props: ViewProps & { route: Extract<ConsoleRoute, {
         <p>No sessions{cursor ? ' on this page' : ' yet'}.</p>
       ) : (
         <>
+          <UpdatedAgo at={updatedAt} now={now} everyMs={REFRESH_EVERY_MS} />
           <table>
             <caption>Sessions, newest first</caption>
             <thead>

@@ -8,7 +8,13 @@ import { ValidationError } from '../errors/validation.error.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
-import { LOOP_FILTERS, type LoopEngine, type LoopFilter, type LoopState } from '../vocabulary/process-vocabulary.js';
+import {
+  LOOP_FILTERS,
+  type AttentionCondition,
+  type LoopEngine,
+  type LoopFilter,
+  type LoopState,
+} from '../vocabulary/process-vocabulary.js';
 import type {
   AdminLoopQuery,
   AdminLoopView,
@@ -145,6 +151,15 @@ export class AdminQueries {
         outcome: outcomes.get(row.sessionId) ?? null,
       };
     });
+  }
+
+  /**
+   * How many loops need an operator, by condition (the loops filters `full`, `stopped`, `stale`
+   * with `older_than_s` = `olderThanS`): the same loops the filters list, counted in one read.
+   */
+  async attentionCounts(olderThanS = DEFAULT_STALE_SECONDS): Promise<Record<AttentionCondition, number>> {
+    const staleBefore = new Date(Math.max(0, Date.now() - olderThanS * 1000)).toISOString();
+    return this.reads.attentionCounts(this.capacity, staleBefore);
   }
 
   /**

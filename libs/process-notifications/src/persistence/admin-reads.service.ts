@@ -78,12 +78,15 @@ export class AdminReads {
     this.p = (index) => dataSource.driver.createParameter(`p${index}`, index);
   }
 
-  /** Up to `take` sessions, newest first, after the position `[createdAt, sessionId]`. */
+  /**
+   * Up to `take` sessions, newest first, after the position `[createdAt, sessionId]`. A closed
+   * session's loops keep their state in their rows, but none of them runs: it has no running loops.
+   */
   async sessions(take: number, after?: readonly [string, string]): Promise<AdminSessionRow[]> {
     const p = this.p;
     const parameters: unknown[] = after ? [...after, take] : [take];
     const sql = `SELECT s.session_id, s.created_at, s.closed_at, s.last_sequence, COUNT(l.loop_id) AS loops,
-        COALESCE(SUM(CASE WHEN l.state = 'running' THEN 1 ELSE 0 END), 0) AS running_loops,
+        COALESCE(SUM(CASE WHEN l.state = 'running' AND s.closed_at IS NULL THEN 1 ELSE 0 END), 0) AS running_loops,
         COALESCE(SUM(l.unconsumed), 0) AS unconsumed
       FROM (
         SELECT session_id, created_at, closed_at, last_sequence FROM pn_sessions
@@ -128,6 +131,23 @@ export class AdminReads {
       oldestUnconsumedAt: row.oldest_unconsumed_at === null ? null : String(row.oldest_unconsumed_at),
       createdAt: String(row.created_at),
     }));
+  }
+
+  /**
+   * How many loops are full (unconsumed at least `capacity`), stopped with unconsumed work, and
+   * stale (oldest unconsumed journaled before `staleBefore`, ISO 8601): the loops filters' counts
+   * in one statement over the loops with unconsumed work (ix_pn_loops_unconsumed).
+   */
+  async attentionCounts(capacity: number, staleBefore: string): Promise<{ full: number; stopped: number; stale: number }> {
+    const p = this.p;
+    const [row] = await this.query(
+      `SELECT COALESCE(SUM(CASE WHEN unconsumed >= ${p(0)} THEN 1 ELSE 0 END), 0) AS full_loops,
+        COALESCE(SUM(CASE WHEN state = 'stopped' THEN 1 ELSE 0 END), 0) AS stopped_loops,
+        COALESCE(SUM(CASE WHEN oldest_unconsumed_at < ${p(1)} THEN 1 ELSE 0 END), 0) AS stale_loops
+      FROM pn_loops WHERE unconsumed > 0`,
+      [capacity, staleBefore],
+    );
+    return { full: Number(row?.full_loops ?? 0), stopped: Number(row?.stopped_loops ?? 0), stale: Number(row?.stale_loops ?? 0) };
   }
 
   /** Every notification journaled under `commandId` (lower case), in any session, in journal order. */

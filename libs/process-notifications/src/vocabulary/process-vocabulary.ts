@@ -24,6 +24,7 @@ export {
   SUCCESS_DISPOSITIONS,
   TERMINAL_PAIRS,
   TERMINAL_REASONS,
+  type AttentionCondition,
   type Disposition,
   type JournalKind,
   type LifecycleKind,
