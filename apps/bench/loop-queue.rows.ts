@@ -309,10 +309,25 @@ async function onSqliteFile(adminToken: string, follower?: Follower): Promise<Lo
   }
 }
 
+async function onPostgres(adminToken: string, follower?: Follower): Promise<LoopQueueResult> {
+  const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
+  const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const server = await startServer(url, adminToken);
+  try {
+    return await warmedScenario(server.url, adminToken, follower);
+  } finally {
+    server.child.kill('SIGKILL');
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.destroy();
+  }
+}
+
 /**
  * Issue 37's scenario on a SQLite file and on PostgreSQL (a fresh schema, dropped after), and
  * issue 46's (sixteen agents as docs/agent-loop.md writes them: the worker, and the by-hand
- * loop) on a SQLite file.
+ * loop) on both.
  */
 export function loopQueueRows(): LoopQueueRow[] {
   const adminToken = randomBytes(24).toString('hex');
@@ -335,20 +350,17 @@ export function loopQueueRows(): LoopQueueRow[] {
     {
       id: 'loop-queue/postgres',
       database: 'PostgreSQL',
-      async run() {
-        const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
-        const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
-        await admin.query(`CREATE SCHEMA ${schema}`);
-        const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-        const server = await startServer(url, adminToken);
-        try {
-          return await warmedScenario(server.url, adminToken);
-        } finally {
-          server.child.kill('SIGKILL');
-          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-          await admin.destroy();
-        }
-      },
+      run: () => onPostgres(adminToken),
+    },
+    {
+      id: 'loop-queue/agents-worker/postgres',
+      database: 'PostgreSQL',
+      run: () => onPostgres(adminToken, 'worker'),
+    },
+    {
+      id: 'loop-queue/agents-awaited/postgres',
+      database: 'PostgreSQL',
+      run: () => onPostgres(adminToken, 'awaited'),
     },
   ];
 }
