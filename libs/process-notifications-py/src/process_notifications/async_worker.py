@@ -19,6 +19,12 @@ OnError = Callable[[LoopWorkerError], None]
 _log = logging.getLogger("process_notifications")
 
 
+def check_concurrency(concurrency: int) -> None:
+    """Refuses a ``concurrency`` that is not a positive integer (both workers take the same)."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+
+
 def _log_error(error: LoopWorkerError) -> None:
     _log.error("%s", error, exc_info=error.__cause__)
 
@@ -52,8 +58,7 @@ class AsyncLoopWorker:
         wait_for_outcome: bool = True,
         on_error: OnError | None = None,
     ) -> None:
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+        check_concurrency(concurrency)
         self._client = client
         self._session_id = session_id
         self._loop_id = loop_id

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from .async_client import AsyncClient
-from .async_worker import AsyncLoopWorker, OnError
+from .async_worker import AsyncLoopWorker, OnError, check_concurrency
 from .client import Client
 from .models import PendingNotification
 
@@ -37,8 +37,7 @@ class LoopWorker:
         wait_for_outcome: bool = True,
         on_error: OnError | None = None,
     ) -> None:
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+        check_concurrency(concurrency)
         self._client = client
         self._session_id = session_id
         self._loop_id = loop_id
