@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { filter, interval, map, merge, mergeMap, type Observable } from 'rxjs';
-import { ANY_SESSION } from '../persistence/journal-commit-hint.js';
+import { hintedSessions } from '../persistence/journal-commit-hint.js';
 import { JournalNotifyListener } from '../persistence/journal-notify-listener.js';
 import { JournalWriter } from '../persistence/journal-writer.service.js';
 import { SessionLeases } from '../persistence/session-leases.service.js';
@@ -10,8 +10,8 @@ const POLL_MS = 1_000;
 
 /**
  * Tells readers when a session's journal may have new records: on SQLite when this process
- * commits them; on PostgreSQL also when any node does (the hints of {@link JournalNotifyListener},
- * one NOTIFY per committed batch), with a poll every second while its connection is down and a
+ * commits them; on PostgreSQL also when another node does (the hints of {@link JournalNotifyListener},
+ * one NOTIFY per committed batch; this node's own are skipped, announced already), with a poll every second while its connection is down and a
  * wake-up of every reader after it reconnects. A hint only: readers re-read the journal after
  * the last sequence they delivered, so a lost or repeated hint costs nothing.
  */
@@ -47,7 +47,7 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
   changedSessions(): Observable<string | null> {
     const local = this.writer.records$.pipe(map((record) => record.sessionId));
     if (!this.leases.enabled) return local;
-    const remote = this.listener.hints$.pipe(mergeMap((sessions) => (sessions === ANY_SESSION ? [null] : sessions.split(','))));
+    const remote = this.listener.hints$.pipe(mergeMap((payload) => hintedSessions(payload, this.leases.nodeId) ?? [null]));
     const fallback = interval(POLL_MS).pipe(
       filter(() => !this.listener.listening),
       map(() => null),
@@ -58,7 +58,12 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
   // This node's commits, and on PostgreSQL the session's hints, or a poll while not listening.
   private withHints(local: Observable<unknown>, sessionId: string): Observable<void> {
     if (!this.leases.enabled) return local.pipe(map(() => undefined));
-    const remote = this.listener.hints$.pipe(filter((sessions) => sessions === ANY_SESSION || sessions.split(',').includes(sessionId)));
+    const remote = this.listener.hints$.pipe(
+      filter((payload) => {
+        const sessions = hintedSessions(payload, this.leases.nodeId);
+        return sessions === null || sessions.includes(sessionId);
+      }),
+    );
     const fallback = interval(POLL_MS).pipe(filter(() => !this.listener.listening));
     return merge(local, remote, fallback).pipe(map(() => undefined));
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ANY_SESSION, commitHintPayload } from './journal-commit-hint.js';
+import { ANY_SESSION, commitHintPayload, hintedSessions } from './journal-commit-hint.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 
 const recordOf = (sessionId: string): JournalRecordEntity => ({ sessionId }) as JournalRecordEntity;
@@ -19,5 +19,28 @@ describe('the commit hint payload', () => {
     const sessions = Array.from({ length: 214 }, () => randomUUID());
     expect(commitHintPayload(sessions.slice(0, 213).map(recordOf))).toHaveLength(7_880);
     expect(commitHintPayload(sessions.map(recordOf))).toBe(ANY_SESSION);
+  });
+});
+
+describe('the sessions a hint names for a node', () => {
+  const [node, other, a, b] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+
+  it("are none for the node's own hint, and the sessions for every other node", () => {
+    const payload = commitHintPayload([a, b].map(recordOf), node)!;
+    expect(payload).toBe(`${a},${b},@${node}`);
+    expect(hintedSessions(payload, node)).toEqual([]);
+    expect(hintedSessions(payload, other)).toEqual([a, b]);
+  });
+
+  it('are every session for "any session", and the listed ones for a hint that names no origin', () => {
+    expect(hintedSessions(ANY_SESSION, node)).toBeNull();
+    expect(hintedSessions(`${a},${b}`, node)).toEqual([a, b]);
+  });
+
+  it('mean "any session" when the list with its origin does not fit, even for the node that sent it', () => {
+    // 212 sessions and the origin (37 characters with its mark) take 7,881 characters, 213 take 7,918.
+    const sessions = Array.from({ length: 213 }, () => randomUUID());
+    expect(commitHintPayload(sessions.slice(0, 212).map(recordOf), node)).toHaveLength(7_881);
+    expect(hintedSessions(commitHintPayload(sessions.map(recordOf), node)!, node)).toBeNull();
   });
 });

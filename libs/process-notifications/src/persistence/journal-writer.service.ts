@@ -169,7 +169,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs, this.durability);
     this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.appendWithin(manager, draft));
     this.fencing = new JournalFencing(leases);
-    this.hint = new JournalCommitHint(leases.enabled);
+    this.hint = new JournalCommitHint(leases.enabled, leases.nodeId);
     this.counters = new JournalCounters(dataSource);
     this.queue = new JournalWriteQueue(
       {
