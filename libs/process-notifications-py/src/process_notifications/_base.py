@@ -32,6 +32,7 @@ from .models import (
 from .consume_batcher import MAX_CONSUME_BATCH
 from .retry import RetryNotice, RetryPolicy, reason_of
 from .sse import DEFAULT_MAX_EVENT_BYTES
+from .vocabulary import LoopEngine
 
 T = TypeVar("T")
 
@@ -109,8 +110,8 @@ class Calls:
         return Call("close_session", "POST", path, ClosedSession.from_json, b"{}", True)
 
     @staticmethod
-    def open_loop(session_id: str, engine: str, loop_id: str | None) -> Call[Loop]:
-        body = {"engine": engine} if loop_id is None else {"engine": engine, "loop_id": loop_id}
+    def open_loop(session_id: str, engine: LoopEngine, loop_id: str | None) -> Call[Loop]:
+        body: dict[str, str] = {"engine": engine} if loop_id is None else {"engine": engine, "loop_id": loop_id}
         return Call("open_loop", "POST", f"/v1/sessions/{_segment(session_id)}/loops", Loop.from_json, _json_body(body))
 
     @staticmethod

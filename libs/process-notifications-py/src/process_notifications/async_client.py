@@ -49,6 +49,7 @@ from .models import (
 from .retry import RetryPolicy
 from .sse import DEFAULT_MAX_EVENT_BYTES, ServerSentEvent, SseDecoder
 from .tracker import CompletionTracker, LoopEvent
+from .vocabulary import LoopEngine
 
 # async-only: begin (coalescing consumes takes an event loop)
 from .consume_batcher import ConsumeBatcher
@@ -160,7 +161,7 @@ class AsyncClient(BaseClient):
     async def open_loop(
         self,
         session_id: str,
-        engine: str = "native",
+        engine: LoopEngine = "native",
         loop_id: str | None = None,
         *,
         deadline: float | None = None,

@@ -47,6 +47,7 @@ from .models import (
 from .retry import RetryPolicy
 from .sse import DEFAULT_MAX_EVENT_BYTES, ServerSentEvent, SseDecoder
 from .tracker import CompletionTracker, LoopEvent
+from .vocabulary import LoopEngine
 
 T = TypeVar("T")
 
@@ -147,7 +148,7 @@ class Client(BaseClient):
     def open_loop(
         self,
         session_id: str,
-        engine: str = "native",
+        engine: LoopEngine = "native",
         loop_id: str | None = None,
         *,
         deadline: float | None = None,
