@@ -115,6 +115,14 @@ def generate(source: str) -> str:
         if count != 1:
             raise SystemExit(f"generate_sync.py: a passage of TEXTS is in async_client.py {count} times, not once:\n{before}")
         text = text.replace(rewritten, after)
+    leftover = re.search(r"\basyncio\b|\bawait\b|\basync (def|with|for)\b|\bAsync[A-Z]\w*\b(?!`)", text)
+    if leftover:
+        line = text.count("\n", 0, leftover.start()) + 1
+        raise SystemExit(
+            f"generate_sync.py: the sync client would still say {leftover.group(0)!r} (its line {line}): "
+            "give it a sync twin in TOKENS, or move it to _async_transport.py (and _sync_transport.py), "
+            "or between async-only markers"
+        )
     return HEADER + text
 
 

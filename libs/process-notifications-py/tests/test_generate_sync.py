@@ -52,3 +52,11 @@ def test_a_passage_the_script_replaces_must_be_in_async_client_py(tmp_path: Path
     source.write_text((SOURCES / "async_client.py").read_text().replace("A typed, asynchronous client", "An async client"))
     run = generate("--check", "--source", str(source))
     assert run.returncode != 0 and "not once" in run.stderr
+
+
+def test_an_async_only_call_in_the_shared_code_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "async_client.py"
+    text = (SOURCES / "async_client.py").read_text()
+    source.write_text(text.replace("        await self._http.aclose()", "        await self._http.aclose()\n        await asyncio.sleep(0)"))
+    run = generate("--check", "--source", str(source))
+    assert run.returncode != 0 and "would still say 'asyncio'" in run.stderr
