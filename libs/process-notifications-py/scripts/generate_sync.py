@@ -117,9 +117,9 @@ def generate(source: str) -> str:
         text = text.replace(rewritten, after)
     leftover = re.search(r"\basyncio\b|\bawait\b|\basync (def|with|for)\b|\bAsync[A-Z]\w*\b(?!`)", text)
     if leftover:
-        line = text.count("\n", 0, leftover.start()) + 1
+        at = text.count("\n", 0, leftover.start()) + 1
         raise SystemExit(
-            f"generate_sync.py: the sync client would still say {leftover.group(0)!r} (its line {line}): "
+            f"generate_sync.py: the sync client would still say {leftover.group(0)!r} (its line {at}): "
             "give it a sync twin in TOKENS, or move it to _async_transport.py (and _sync_transport.py), "
             "or between async-only markers"
         )
