@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /*
- * `npm test`: Jest, then the Python client's checks (mypy --strict and pytest, with Debian's
- * /usr/bin/python3), and a closing line that counts both: `tests: N passed, N failed` (mypy
- * counts as one test). Exits non-zero when anything failed.
+ * `npm test`: Jest, then the Python client's checks (that the generated sync client is current,
+ * mypy --strict and pytest, with Debian's /usr/bin/python3), and a closing line that counts both:
+ * `tests: N passed, N failed` (the generated-file check and mypy count as one test each). Exits
+ * non-zero when anything failed.
  *
  * Arguments go to Jest, and then only Jest runs (`npm test -- test/client`) unless PN_TEST_PYTHON=on;
  * PN_TEST_PYTHON=only runs only the Python side, PN_TEST_PYTHON=off only Jest.
@@ -36,6 +37,17 @@ function jest() {
   }
   // Jest failed without a failing test to show for it (a crash, a bad argument): one failure.
   if (run.status !== 0 && (!existsSync(summary) || totals.failed === 0)) totals.failed += 1;
+}
+
+/**
+ * client.py is generated from async_client.py (scripts/generate_sync.py): one test, failed (with
+ * the difference shown) when the file on disk is not what the script writes.
+ */
+function generatedClient() {
+  console.log('\n> scripts/generate_sync.py --check (libs/process-notifications-py)');
+  const run = spawnSync(PYTHON, ['scripts/generate_sync.py', '--check'], { cwd: PYTHON_PACKAGE, stdio: 'inherit' });
+  if (run.status === 0) totals.passed += 1;
+  else totals.failed += 1;
 }
 
 /** mypy --strict over the Python package and its tests: one test, passed or failed. */
@@ -82,6 +94,7 @@ try {
   if (mode !== 'only') jest();
   if (mode !== 'off') {
     if (existsSync(PYTHON)) {
+      generatedClient();
       mypy();
       pytest();
     } else {

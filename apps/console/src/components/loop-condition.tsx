@@ -1,4 +1,4 @@
-import type { AttentionCondition } from 'process-notifications-client';
+import type { AttentionCondition, LoopState } from 'process-notifications-contract';
 import { ageText } from './time-text.js';
 
 /** The default of the loops list's `stale` filter (spec section 12.1), in seconds. */
@@ -6,7 +6,7 @@ export const STALE_AFTER_S = 300;
 
 /** What the console needs of a loop to tell its condition. */
 export interface LoopFigures {
-  readonly state: string;
+  readonly state: LoopState;
   readonly capacity: number;
   /** Journaled and not consumed: pending plus refused (spec section 12.1). */
   readonly unconsumed: number;

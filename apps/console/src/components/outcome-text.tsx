@@ -1,13 +1,11 @@
-/** How the process ended, as its `completed` or `lost` record says (spec section 14). */
-export interface Outcome {
-  readonly event_id: string;
-  readonly kind: string;
-  readonly has_exit_code: boolean;
-  readonly exit_code: number | null;
-  readonly diagnostic: string | null;
-  /** The signal that ended the command; absent from a server older than the field. */
-  readonly signal?: string | null;
-}
+import type { ProcessOutcome } from 'process-notifications-contract';
+
+/**
+ * How the process ended, as its `completed` or `lost` record says (spec section 14): the
+ * contract's outcome, whose `signal` is absent from a server older than the field.
+ */
+export type Outcome = Pick<ProcessOutcome, 'event_id' | 'kind' | 'has_exit_code' | 'exit_code' | 'diagnostic'> &
+  Partial<Pick<ProcessOutcome, 'signal'>>;
 
 /**
  * `completed, exit code 0`; `completed, signal SIGSEGV` (what ended it, not just `killed`);

@@ -1,4 +1,12 @@
-import { LIFECYCLE_KINDS, type JournalRecord, type LifecycleKind } from 'process-notifications-contract';
+import {
+  LIFECYCLE_KINDS,
+  isProcessState,
+  isTerminalReason,
+  type JournalRecord,
+  type LifecycleKind,
+  type ProcessState,
+  type TerminalReason,
+} from 'process-notifications-contract';
 
 /** What the journal says about one process handle of a loop. */
 export interface HandleLifecycle {
@@ -6,8 +14,8 @@ export interface HandleLifecycle {
   /** When each kind was journaled (the first record of that kind). */
   readonly at: Partial<Record<LifecycleKind, string>>;
   /** State and reason of the latest record. */
-  readonly state: string;
-  readonly reason: string | undefined;
+  readonly state: ProcessState | undefined;
+  readonly reason: TerminalReason | undefined;
   readonly exitCode: number | undefined;
   /** The signal that ended the process (`SIGSEGV`), as its `completed` record names it. */
   readonly signal: string | undefined;
@@ -21,8 +29,8 @@ export interface JournaledNotification {
   readonly createdAt: string;
   /** Null once retention dropped the payload. */
   readonly processHandle: string | null;
-  readonly state: string | null;
-  readonly reason: string | null;
+  readonly state: ProcessState | null;
+  readonly reason: TerminalReason | null;
 }
 
 const isLifecycleKind = (kind: string): kind is LifecycleKind => (LIFECYCLE_KINDS as readonly string[]).includes(kind);
@@ -51,8 +59,8 @@ export class LoopHistory {
         sequence: record.sequence,
         createdAt: record.created_at,
         processHandle: text(payload?.process_handle),
-        state: text(payload?.state),
-        reason: text(payload?.reason),
+        state: isProcessState(payload?.state) ? payload.state : null,
+        reason: isTerminalReason(payload?.reason) ? payload.reason : null,
       });
     } else if (record.kind === 'process_notification_consumed' && record.cause_command_id) {
       this.consumed.add(record.cause_command_id);
@@ -89,8 +97,8 @@ export class LoopHistory {
     this.handles.set(processHandle, {
       processHandle,
       at: { [kind]: record.created_at, ...previous?.at },
-      state: String(payload.state ?? previous?.state ?? ''),
-      reason: typeof payload.reason === 'string' ? payload.reason : undefined,
+      state: isProcessState(payload.state) ? payload.state : previous?.state,
+      reason: isTerminalReason(payload.reason) ? payload.reason : undefined,
       exitCode: payload.has_exit_code === true && typeof payload.exit_code === 'number' ? payload.exit_code : previous?.exitCode,
       signal: typeof payload.signal === 'string' ? payload.signal : previous?.signal,
       lastSequence: record.sequence,

@@ -32,6 +32,7 @@ from .models import (
 from .consume_batcher import MAX_CONSUME_BATCH
 from .retry import RetryNotice, RetryPolicy, reason_of
 from .sse import DEFAULT_MAX_EVENT_BYTES
+from .vocabulary import LoopEngine
 
 T = TypeVar("T")
 
@@ -46,9 +47,10 @@ DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
 records, each a body of at most 16 KiB and its envelope: about 17 MiB. The TypeScript client's
 ``DEFAULT_MAX_ANSWER_BYTES`` is the same."""
 
-# A sync stream bounded by a deadline is reopened (resuming) once a read could run past the
-# deadline by more than a twentieth of the stream's read timeout (at least a second), so that a
-# wait ends close to its timeout without reconnecting at every keep-alive.
+# A stream bounded by a deadline (the sync client's; the async one is cancelled at it) is reopened
+# (resuming) once a read could run past the deadline by more than a twentieth of the stream's read
+# timeout (at least a second), so that a wait ends close to its timeout without reconnecting at
+# every keep-alive.
 STREAM_SLACK = 1.0
 STREAM_SLACK_SHARE = 0.05
 
@@ -108,8 +110,8 @@ class Calls:
         return Call("close_session", "POST", path, ClosedSession.from_json, b"{}", True)
 
     @staticmethod
-    def open_loop(session_id: str, engine: str, loop_id: str | None) -> Call[Loop]:
-        body = {"engine": engine} if loop_id is None else {"engine": engine, "loop_id": loop_id}
+    def open_loop(session_id: str, engine: LoopEngine, loop_id: str | None) -> Call[Loop]:
+        body: dict[str, str] = {"engine": engine} if loop_id is None else {"engine": engine, "loop_id": loop_id}
         return Call("open_loop", "POST", f"/v1/sessions/{_segment(session_id)}/loops", Loop.from_json, _json_body(body))
 
     @staticmethod
@@ -277,6 +279,9 @@ class StreamState:
     """Some connection was ever answered with 2xx."""
     failure: ProblemError | NetworkError | None = None
     """Why the latest connection failed; cleared once one is open again."""
+    ended: bool = False
+    """The stream ended for good before any deadline: the server ended it and it does not
+    reconnect (``retry=False``)."""
 
     def answered(self) -> None:
         self.open, self.opened, self.failure = True, True, None
@@ -312,8 +317,8 @@ class LoopReads:
     state: StreamState = field(default_factory=StreamState)
 
     @staticmethod
-    def of(retry: Retry, until: float | None, on_retry: OnRetry | None) -> LoopReads:
-        return LoopReads(True if retry is None else retry, until, on_retry)
+    def of(retry: Retry, until: float | None, on_retry: OnRetry | None, state: StreamState | None = None) -> LoopReads:
+        return LoopReads(True if retry is None else retry, until, on_retry, state or StreamState())
 
 
 def wait_timeout(timeout: float | None, deadline: float | None) -> float | None:

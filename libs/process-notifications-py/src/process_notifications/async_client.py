@@ -1,18 +1,22 @@
-"""The asynchronous client: the same surface as :class:`~process_notifications.Client`, with
-coroutines and async iterators."""
+"""The asynchronous client, and the one description of both clients: ``client.py`` (the
+synchronous :class:`Client`) is generated from this file by ``scripts/generate_sync.py``. Edit
+this file, then run ``/usr/bin/python3 scripts/generate_sync.py``; what the two do differently
+lives in ``_async_transport.py`` and ``_sync_transport.py``, and between ``# async-only``
+markers here."""
 
 from __future__ import annotations
 
-import asyncio
-import math
 from contextlib import aclosing
 from types import TracebackType
 from typing import Any, AsyncGenerator, Mapping, Sequence, TypeVar
 
 import httpx
 
+from ._async_transport import error_text, exchange, wait_within, within
 from ._base import (
     DEFAULT_MAX_ANSWER_BYTES,
+    STREAM_SLACK,
+    STREAM_SLACK_SHARE,
     TRANSPORT_ERRORS,
     BaseClient,
     Call,
@@ -26,9 +30,7 @@ from ._base import (
     target_name,
     wait_timeout,
 )
-from .sse import DEFAULT_MAX_EVENT_BYTES
-from .errors import BadAnswerError, CompletionTimeoutError, NetworkError, ProblemError, parse_json
-from .consume_batcher import ConsumeBatcher
+from .errors import CompletionTimeoutError, NetworkError, ProblemError, parse_json
 from .models import (
     ClosedSession,
     CompletionDelivery,
@@ -45,18 +47,42 @@ from .models import (
     SessionToken,
 )
 from .retry import RetryPolicy
-from .sse import ServerSentEvent, SseDecoder
+from .sse import DEFAULT_MAX_EVENT_BYTES, ServerSentEvent, SseDecoder
 from .tracker import CompletionTracker, LoopEvent
+from .vocabulary import LoopEngine
+
+# async-only: begin (coalescing consumes takes an event loop)
+from .consume_batcher import ConsumeBatcher
+
+# async-only: end
 
 T = TypeVar("T")
 
 
 class AsyncClient(BaseClient):
-    """The asynchronous twin of :class:`~process_notifications.Client`: the same arguments,
-    methods, answers, errors and retries; calls are coroutines, ``events()`` and
-    ``completions()`` async iterators that end when the task is cancelled (or the caller stops
-    iterating and closes them). Use it as ``async with AsyncClient(...) as client`` or call
-    :meth:`aclose`."""
+    """A typed, asynchronous client of the process notifications REST API (v1), on ``httpx``:
+    calls are coroutines, ``events()`` and ``completions()`` async iterators that also end when
+    the task is cancelled. Use it as ``async with AsyncClient(...) as client`` or call
+    :meth:`aclose`. :class:`~process_notifications.Client` is its synchronous twin: the same
+    arguments, methods, answers, errors and retries.
+
+    ``AsyncClient(base_url, token=None, *, retry=None, request_timeout=30.0, on_retry=None,
+    max_answer_bytes=67108864, max_event_bytes=1048576)``: ``token`` is a session's token or the
+    admin token; ``retry`` the :class:`RetryPolicy` of the calls that retry; a request whose whole
+    answer (connecting, headers, body) has not come after ``request_timeout`` seconds counts as a
+    network error; ``on_retry`` is told each failed attempt that will be retried; past
+    ``max_answer_bytes`` of an answer or ``max_event_bytes`` of an event of a stream the client
+    stops reading and raises :class:`BadAnswerError`.
+
+    Every call takes ``deadline`` (seconds: no attempt starts, and no wait ends, after it; the
+    last attempt's error is raised), ``retry`` (``True``, ``False`` or a policy) and
+    ``on_retry``. Reads fail fast unless ``retry=True``; ``deliver_completion``,
+    ``publish_lifecycle``, ``consume``, ``consume_many``, ``stop_loop`` and ``close_session``
+    retry with the identical body while the contract says so; ``create_session``, ``open_loop``
+    and ``rotate_session_token`` are not retried (not idempotent) unless ``retry=True``. An error
+    answer raises :class:`ProblemError`, no answer (in time) :class:`NetworkError`, an answer too
+    large or not JSON :class:`BadAnswerError` (never retried).
+    """
 
     def __init__(
         self,
@@ -79,8 +105,10 @@ class AsyncClient(BaseClient):
             max_event_bytes=max_event_bytes,
         )
         self._http = httpx.AsyncClient()
+        # async-only: begin
         # One per loop (and retry setting) with consumes waiting or on their way.
         self._consume_batchers: dict[tuple[str, str, str, float | None], ConsumeBatcher] = {}
+        # async-only: end
 
     def with_token(self, token: str) -> AsyncClient:
         """A client with the same settings and another bearer token (close it too)."""
@@ -103,50 +131,56 @@ class AsyncClient(BaseClient):
     async def create_session(
         self, session_id: str | None = None, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> SessionCreated:
-        """As :meth:`Client.create_session`."""
+        """``POST /v1/sessions`` (admin token): a new session and its token, shown once."""
         return await self._send(Calls.create_session(session_id), deadline, retry, on_retry)
 
     async def get_session(
         self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> Session:
-        """As :meth:`Client.get_session`."""
+        """``GET /v1/sessions/:sid``: the session and its loops. A read: fails fast unless ``retry``."""
         return await self._send(Calls.get_session(session_id), deadline, retry, on_retry)
 
     async def rotate_session_token(
         self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> SessionToken:
-        """As :meth:`Client.rotate_session_token` (not retried unless ``retry``)."""
+        """``POST /v1/sessions/:sid/token`` (the admin token or the session's own): a new token for
+        the session, shown once; the old one answers 401 ``unauthorized`` from now on. Not retried
+        unless ``retry``: an answer lost on the way would leave a token nobody has. A client
+        holding the old token goes on with ``with_token(answer.token)``."""
         return await self._send(Calls.rotate_session_token(session_id), deadline, retry, on_retry)
 
     async def close_session(
         self, session_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> ClosedSession:
-        """As :meth:`Client.close_session` (idempotent: retried like the other writes)."""
+        """``POST /v1/sessions/:sid/close`` (the admin token or the session's own): its tokens
+        answer 401 from now on, its writes 409 ``session_closed`` (final: never retried), and the
+        admin token still reads it. Idempotent, so retried like the other writes: every close
+        answers the same ``closed_at``."""
         return await self._send(Calls.close_session(session_id), deadline, retry, on_retry)
 
     async def open_loop(
         self,
         session_id: str,
-        engine: str = "native",
+        engine: LoopEngine = "native",
         loop_id: str | None = None,
         *,
         deadline: float | None = None,
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> Loop:
-        """As :meth:`Client.open_loop`."""
+        """``POST /v1/sessions/:sid/loops``: opens a loop (``native`` unless told otherwise)."""
         return await self._send(Calls.open_loop(session_id, engine, loop_id), deadline, retry, on_retry)
 
     async def get_loop(
         self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> Loop:
-        """As :meth:`Client.get_loop`."""
+        """``GET /v1/sessions/:sid/loops/:lid``. A read: fails fast unless ``retry``."""
         return await self._send(Calls.get_loop(session_id, loop_id), deadline, retry, on_retry)
 
     async def stop_loop(
         self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> Loop:
-        """As :meth:`Client.stop_loop`."""
+        """``POST /v1/sessions/:sid/loops/:lid/stop``: later deliveries answer ``stopped``."""
         return await self._send(Calls.stop_loop(session_id, loop_id), deadline, retry, on_retry)
 
     async def deliver_completion(
@@ -157,19 +191,22 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> CompletionDelivery:
-        """As :meth:`Client.deliver_completion`."""
+        """``POST /v1/sessions/:sid/process-completions``: returns once the loop answered
+        ``accepted`` or ``duplicate``. Retried with the identical body while the contract says so;
+        ``delivery_stopped`` with cause ``loop_stopped`` is raised (it is journaled, and final)."""
         return await self._send(Calls.deliver_completion(notification), deadline, retry, on_retry)
 
     async def publish_lifecycle(
         self, record: Mapping[str, Any], *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> LifecyclePublication:
-        """As :meth:`Client.publish_lifecycle`."""
+        """``POST /v1/sessions/:sid/process-lifecycle``: journals a lifecycle record, idempotent by ``event_id``."""
         return await self._send(Calls.publish_lifecycle(record), deadline, retry, on_retry)
 
     async def pending_notifications(
         self, session_id: str, loop_id: str, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None
     ) -> list[PendingNotification]:
-        """As :meth:`Client.pending_notifications`."""
+        """``GET .../loops/:lid/process-notifications``: the pending set in acceptance order, each
+        with its ``sequence`` and ``outcome``. A read: fails fast unless ``retry``."""
         return await self._send(Calls.pending_notifications(session_id, loop_id), deadline, retry, on_retry)
 
     async def consume(
@@ -182,13 +219,24 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> Consumption:
-        """As :meth:`Client.consume`, but consumes of one loop issued close together (in the same
-        turn of the event loop, or while the previous batch is on its way) travel as one
-        :meth:`consume_many` request, each answered as if alone: a :class:`Consumption`, or a
-        :class:`ProblemError` ``not_found``. A call with its own ``on_retry`` or a policy as
-        ``retry`` goes alone, as ``POST .../process-notifications/:command_id/consume``."""
-        if on_retry is not None or isinstance(retry, RetryPolicy):
-            return await self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+        """``POST .../process-notifications/:command_id/consume``: frees the notification's place;
+        ``consumed`` is False the second time; an id never journaled for the loop is 404
+        ``not_found``. The sync client sends each call as one request: it has nothing to coalesce
+        with (use :meth:`consume_many` for several). The async client sends consumes of one loop
+        issued close together (in the same turn of the event loop, or while the previous batch is
+        on its way) as one :meth:`consume_many` request, each answered as if alone: a
+        :class:`Consumption`, or a :class:`ProblemError` ``not_found``; a call with its own
+        ``on_retry`` or a policy as ``retry`` goes alone."""
+        # async-only: begin
+        if on_retry is None and not isinstance(retry, RetryPolicy):
+            return await self._consume_together(session_id, loop_id, command_id, deadline, retry)
+        # async-only: end
+        return await self._send(Calls.consume(session_id, loop_id, command_id), deadline, retry, on_retry)
+
+    # async-only: begin
+    async def _consume_together(
+        self, session_id: str, loop_id: str, command_id: str, deadline: float | None, retry: Retry
+    ) -> Consumption:
         # Calls that retry alike share a batch.
         key = (session_id, loop_id, repr(retry), deadline)
         batcher = self._consume_batchers.get(key)
@@ -204,6 +252,8 @@ class AsyncClient(BaseClient):
             self._consume_batchers[key] = batcher
         return await batcher.consume(command_id)
 
+    # async-only: end
+
     async def consume_many(
         self,
         session_id: str,
@@ -214,7 +264,10 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> list[ConsumeResult]:
-        """As :meth:`Client.consume_many`."""
+        """``POST .../process-notifications/consume``: consumes 1 to 256 notifications of a loop
+        (else ``ValueError``) in one request and one journal transaction, with a result per
+        command id in the order given: ``consumed`` and ``sequence``, or ``code`` ``not_found``.
+        Retried whole, like :meth:`consume`: what committed answers ``consumed`` False on the retry."""
         return await self._send(Calls.consume_many(session_id, loop_id, command_ids), deadline, retry, on_retry)
 
     async def journal(
@@ -227,11 +280,12 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> JournalPage:
-        """As :meth:`Client.journal`."""
+        """``GET /v1/sessions/:sid/journal``: the records after sequence ``after`` (at most
+        ``limit``, 1000 at most). A read: fails fast unless ``retry``."""
         return await self._send(Calls.journal(session_id, after, limit), deadline, retry, on_retry)
 
     async def health(self, *, deadline: float | None = None, retry: Retry = None, on_retry: OnRetry | None = None) -> bool:
-        """As :meth:`Client.health`."""
+        """``GET /healthz``: True when the server and its database answer 200. A read: fails fast unless ``retry``."""
         return await self._send(Calls.health(), deadline, retry, on_retry)
 
     def events(
@@ -243,10 +297,14 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> AsyncGenerator[JournalRecord, None]:
-        """As :meth:`Client.events`, an async iterator; cancelling the task ends it."""
+        """``GET /v1/sessions/:sid/events``: the session's journal records after ``last_event_id``
+        as they commit. When the stream ends or fails it reconnects with ``Last-Event-ID``, so no
+        record is missed or repeated (``retry=False``: it does not). It ends when the caller stops
+        iterating (or closes it, or cancels its task), or quietly at ``deadline`` seconds."""
         policy = self._policy(retry, True)
-        records = self._events(session_id, str(last_event_id), policy, on_retry)
-        return records if deadline is None else _until(records, deadline)
+        return within(
+            deadline, self.retry_policy, lambda until: self._events(session_id, str(last_event_id), policy, until, on_retry)
+        )
 
     def completions(
         self,
@@ -258,10 +316,24 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> AsyncGenerator[CompletionUpdate, None]:
-        """As :meth:`Client.completions`, an async iterator; cancelling the task ends it."""
+        """The loop's completions (spec section 14): first the notifications pending now (the
+        loop's unconsumed ones), in acceptance order, then each one journaled for the loop later
+        (one refused as ``inbox_full`` included), each once as ``update == "new"``, across
+        reconnects and server restarts; a notification whose outcome record is journaled after it
+        comes once more as ``update == "outcome"`` (also when both were journaled before the
+        call). ``after_sequence`` resumes: only notifications journaled after it are new, and an
+        outcome journaled after it of one the caller had is yielded. One request for the whole
+        iteration (the loop's stream, ``GET .../loops/:lid/events``, resumed after its last
+        event when it drops), constant work per item. Its reads retry as deliveries do
+        (``retry=False``: they fail fast, and a dropped stream raises; a policy: with it). It
+        ends when the caller stops iterating (or closes it, or cancels its task), or quietly at
+        ``deadline`` seconds."""
         check_after_sequence(after_sequence)
-        updates = self._completions(session_id, loop_id, after_sequence, LoopReads.of(retry, None, on_retry))
-        return updates if deadline is None else _until(updates, deadline)
+        return within(
+            deadline,
+            self.retry_policy,
+            lambda until: self._completions(session_id, loop_id, after_sequence, LoopReads.of(retry, until, on_retry)),
+        )
 
     async def wait_for_completion(
         self,
@@ -276,13 +348,26 @@ class AsyncClient(BaseClient):
         retry: Retry = None,
         on_retry: OnRetry | None = None,
     ) -> PendingNotification:
-        """As :meth:`Client.wait_for_completion`."""
+        """Waits for one notification of the loop, by ``command_id`` or by ``process_handle``
+        (exactly one, else ``ValueError``), with one deadline of ``timeout`` seconds for it and its
+        outcome (``None``: no deadline). Returns the notification as soon as it and its outcome
+        are known (at once, without the outcome, when ``wait_for_outcome`` is False), or at the
+        timeout with ``outcome`` ``None`` if only the notification came; raises
+        :class:`CompletionTimeoutError` (a ``TimeoutError``) when no notification came. One
+        journaled before the call and not consumed is found, not waited for. It reads the loop's
+        stream, as ``completions()`` does: one request, constant work per notification passed.
+        When the server did not answer (no stream open at the timeout) it raises that failure
+        instead; a failure the retry policy does not retry (or retries no more) is raised at
+        once, and a stream the server ended with ``retry=False`` raises ``RuntimeError``.
+        ``deadline``, when given, bounds the wait as ``timeout`` does (the sooner of the two);
+        ``retry`` is ``completions()``'s."""
         matches = completion_target(command_id, process_handle)
         timeout = wait_timeout(timeout, deadline)
-        how = LoopReads.of(retry, None, on_retry)
+        state = StreamState()
         found: list[PendingNotification] = []
 
-        async def wait() -> PendingNotification:
+        async def wait(until: float | None) -> PendingNotification | None:
+            how = LoopReads.of(retry, until, on_retry, state)
             async with aclosing(self._completions(session_id, loop_id, None, how)) as updates:
                 async for item in updates:
                     if not matches(item.notification):
@@ -290,21 +375,23 @@ class AsyncClient(BaseClient):
                     found[:] = [item.notification]
                     if item.notification.outcome is not None or not wait_for_outcome:
                         return item.notification
-            raise RuntimeError("the completions stream ended")  # it does not: it reconnects
+            if state.ended:
+                raise RuntimeError("the completions stream ended")
+            return None  # the timeout passed
 
-        try:
-            return await asyncio.wait_for(wait(), timeout)
-        except asyncio.TimeoutError:
-            if found:
-                return found[0]
-            what = target_name(command_id, process_handle)
-            # No stream open at the timeout: nothing could have come; the caller is told why.
-            no_answer = how.state.no_answer(self.base_url, f"waited {timeout} s for {what} in loop {loop_id}")
-            if no_answer is not None:
-                raise no_answer
-            raise CompletionTimeoutError(
-                f"no notification for {what} in loop {loop_id} within {timeout} s", timeout or 0.0
-            ) from None
+        notification = await wait_within(timeout, self.retry_policy, wait)
+        if notification is not None:
+            return notification
+        if found:
+            return found[0]
+        what = target_name(command_id, process_handle)
+        # No stream open at the timeout: nothing could have come; the caller is told why.
+        no_answer = state.no_answer(self.base_url, f"waited {timeout} s for {what} in loop {loop_id}")
+        if no_answer is not None:
+            raise no_answer
+        raise CompletionTimeoutError(
+            f"no notification for {what} in loop {loop_id} within {timeout} s", timeout or 0.0
+        ) from None
 
     # -- the sending --------------------------------------------------------------------------
 
@@ -321,13 +408,7 @@ class AsyncClient(BaseClient):
                 # No attempt outlives the deadline either.
                 timeout = self.request_timeout if until is None else max(0.001, min(self.request_timeout, until - clock.now()))
                 url = self._url(call.path)
-                try:
-                    # The whole exchange, not each read: a server trickling bytes holds it no longer.
-                    response, text = await asyncio.wait_for(self._exchange(call, url, headers, timeout), timeout)
-                except asyncio.TimeoutError as error:
-                    raise self._late() from error
-                except TRANSPORT_ERRORS as error:
-                    raise self._network_error(error) from error
+                response, text = await exchange(self, self._http, call, url, headers, timeout)
                 if not response.is_success:
                     raise self._problem(response, text)
                 return call.parse(parse_json(text, "answer_not_json", f"the answer of {call.method} {url}"))
@@ -340,33 +421,6 @@ class AsyncClient(BaseClient):
                 self._notify(policy, call.operation, attempt, error, delay, on_retry)
                 await policy.async_sleep(delay)
 
-    async def _exchange(
-        self, call: Call[T], url: str, headers: dict[str, str], timeout: float
-    ) -> tuple[httpx.Response, str]:
-        """One attempt: the answer and its whole body as text, at most ``max_answer_bytes``
-        (else :class:`BadAnswerError`); the caller bounds its time."""
-        async with self._http.stream(call.method, url, content=call.body, headers=headers, timeout=timeout) as response:
-            return response, await self._read(response)
-
-    async def _read(self, response: httpx.Response) -> str:
-        self._declared_too_large(response)
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            # No time bound here: the caller's wait_for is the attempt's.
-            self._took_chunk(response, size, math.inf)
-            chunks.append(chunk)
-        return b"".join(chunks).decode("utf-8", "replace")
-
-    async def _error_text(self, response: httpx.Response) -> str:
-        """An error answer of a stream, bounded as every answer is; one too large to read, or too
-        slow, is judged by its status alone."""
-        try:
-            return await asyncio.wait_for(self._read(response), self.request_timeout)
-        except (BadAnswerError, asyncio.TimeoutError):
-            return ""
-
     # -- the loop's side: the only place that knows which route completions() reads --------------
 
     async def _completions(
@@ -378,7 +432,7 @@ class AsyncClient(BaseClient):
         path = Calls.loop_events_path(session_id, loop_id)
         position = None if after_sequence is None else str(after_sequence)
         policy = self._policy(how.retry, True)
-        async with aclosing(self._stream(path, "loop_events", position, policy, how.on_retry, how.state)) as events:
+        async with aclosing(self._stream(path, "loop_events", position, policy, how.until, how.on_retry, how.state)) as events:
             async for event in events:
                 loop_event = LoopEvent.of(event)
                 update = None if loop_event is None else tracker.take(loop_event)
@@ -386,9 +440,9 @@ class AsyncClient(BaseClient):
                     yield update
 
     async def _events(
-        self, session_id: str, last_event_id: str, policy: RetryPolicy | None, on_retry: OnRetry | None
+        self, session_id: str, last_event_id: str, policy: RetryPolicy | None, until: float | None, on_retry: OnRetry | None
     ) -> AsyncGenerator[JournalRecord, None]:
-        async with aclosing(self._stream(Calls.events_path(session_id), "events", last_event_id, policy, on_retry)) as events:
+        async with aclosing(self._stream(Calls.events_path(session_id), "events", last_event_id, policy, until, on_retry)) as events:
             async for event in events:
                 yield JournalRecord.from_json(parse_json(event.data, "event_not_json", "an event of the session stream"))
 
@@ -398,22 +452,27 @@ class AsyncClient(BaseClient):
         operation: str,
         last_event_id: str | None,
         policy: RetryPolicy | None,
+        until: float | None,
         on_retry: OnRetry | None,
         state: StreamState | None = None,
     ) -> AsyncGenerator[ServerSentEvent, None]:
         """The server-sent events at ``path`` after ``last_event_id`` (none: where the route
-        starts), reconnecting after the last event id when the stream ends or fails."""
+        starts), reconnecting after the last event id when the stream ends or fails, and ending
+        at ``until`` (on the retry policy's clock; the async client passes none: it is cancelled)."""
+        clock = self.retry_policy
         failures = 0
         while True:
-            timeout = httpx.Timeout(self.request_timeout, read=None)
+            if until is not None and clock.now() >= until:
+                return
+            read_timeout = None if until is None else max(0.001, until - clock.now())
+            timeout = httpx.Timeout(self.request_timeout, read=read_timeout)
             headers = self._headers("text/event-stream", last_event_id=last_event_id)
+            reopen = False
             try:
                 try:
-                    async with self._http.stream(
-                        "GET", self._url(path), headers=headers, timeout=timeout
-                    ) as response:
+                    async with self._http.stream("GET", self._url(path), headers=headers, timeout=timeout) as response:
                         if not response.is_success:
-                            raise self._problem(response, await self._error_text(response))
+                            raise self._problem(response, await error_text(self, response))
                         if state is not None:
                             state.answered()
                         decoder = SseDecoder(self.max_event_bytes)
@@ -423,35 +482,36 @@ class AsyncClient(BaseClient):
                                     last_event_id = event.id
                                 failures = 0
                                 yield event
+                            if until is not None:
+                                remaining = until - clock.now()
+                                if remaining <= 0:
+                                    return
+                                # This stream's reads may run past the deadline: reopen it, resuming.
+                                slack = max(STREAM_SLACK, STREAM_SLACK_SHARE * (read_timeout or 0.0))
+                                if read_timeout is not None and read_timeout - remaining > slack:
+                                    reopen = True
+                                    break
                 except TRANSPORT_ERRORS as error:
+                    if until is not None and isinstance(error, httpx.ReadTimeout) and clock.now() >= until - 0.001:
+                        return
                     raise self._network_error(error) from error
             except (ProblemError, NetworkError) as failure:
                 if state is not None:
                     state.failed(failure)
+                if until is not None and clock.now() >= until:
+                    return
                 failures += 1
                 if policy is None or not policy.should_retry(failure, failures):
                     raise
                 delay = policy.delay(failures, failure)
+                if until is not None:
+                    delay = min(delay, max(0.0, until - clock.now()))
                 self._notify(policy, operation, failures, failure, delay, on_retry)
                 await policy.async_sleep(delay)
                 continue
             if state is not None:
                 state.open = False
-            if policy is None:
+            if policy is None and not reopen:
+                if state is not None:
+                    state.ended = True
                 return
-
-
-async def _until(items: AsyncGenerator[T, None], deadline: float) -> AsyncGenerator[T, None]:
-    """``items`` until ``deadline`` seconds have passed; then the iteration ends quietly."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + deadline
-    async with aclosing(items) as source:
-        while True:
-            remaining = end - loop.time()
-            if remaining <= 0:
-                return
-            try:
-                item = await asyncio.wait_for(source.__anext__(), remaining)
-            except (StopAsyncIteration, asyncio.TimeoutError):
-                return
-            yield item

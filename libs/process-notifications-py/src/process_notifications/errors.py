@@ -5,7 +5,9 @@ not consume."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+
+from .vocabulary import ProblemDisposition, StopCause
 
 if TYPE_CHECKING:
     from .models import PendingNotification
@@ -33,11 +35,11 @@ class ProblemError(ProcessNotificationsError):
     """The human-readable explanation the server gave."""
     field: str | None
     """The failing field of an ``invalid_field`` answer."""
-    cause: str | None
+    cause: StopCause | None
     """Why delivery stopped (``delivery_stopped`` only): ``loop_stopped``, ``inbox_full``, ``misrouted``."""
     sequence: int | None
     """Sequence of the original record (``idempotency_collision``)."""
-    disposition: str | None
+    disposition: ProblemDisposition | None
     """``stopped`` or ``collision`` where the contract names a disposition."""
     retry_after: float | None
     """How long the server asked to wait (its ``Retry-After``), in seconds."""
@@ -50,10 +52,11 @@ class ProblemError(ProcessNotificationsError):
         self.code = str(problem["code"])
         self.detail = str(problem["detail"])
         self.field = _optional_str(problem.get("field"))
-        self.cause = _optional_str(problem.get("cause"))
+        # As the server answers it: a cause or disposition a later server adds is passed on too.
+        self.cause = cast("StopCause | None", _optional_str(problem.get("cause")))
         sequence = problem.get("sequence")
         self.sequence = sequence if isinstance(sequence, int) and not isinstance(sequence, bool) else None
-        self.disposition = _optional_str(problem.get("disposition"))
+        self.disposition = cast("ProblemDisposition | None", _optional_str(problem.get("disposition")))
         self.retry_after = retry_after
         super().__init__(f"{self.status} {self.code}: {self.detail}")
 

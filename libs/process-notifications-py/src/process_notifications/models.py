@@ -6,7 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Mapping, TypedDict
 
-from .vocabulary import LifecycleKind, ProcessState, SessionState, TerminalReason
+from .vocabulary import (
+    JournalKind,
+    LifecycleKind,
+    LoopEngine,
+    LoopState,
+    OutcomeKind,
+    ProcessState,
+    SessionState,
+    SuccessDisposition,
+    TerminalReason,
+)
 
 Json = Mapping[str, Any]
 
@@ -62,8 +72,8 @@ class Loop:
     """A loop as the API shows it: ``state`` is ``running`` or ``stopped``."""
 
     loop_id: str
-    engine: str
-    state: str
+    engine: LoopEngine
+    state: LoopState
     capacity: int
     pending: int
 
@@ -127,7 +137,7 @@ class ClosedSession:
 class CompletionDelivery:
     """Answer of ``deliver_completion``: ``accepted`` or ``duplicate``."""
 
-    disposition: str
+    disposition: SuccessDisposition
     command_id: str
     sequence: int
     appended: bool
@@ -162,7 +172,7 @@ class ProcessOutcome:
     ``lost`` lifecycle record of the session that names its ``command_id``."""
 
     event_id: str
-    kind: str
+    kind: OutcomeKind
     has_exit_code: bool
     exit_code: int | None
     diagnostic: str | None
@@ -196,8 +206,8 @@ class PendingNotification:
     session_id: str
     loop_id: str
     process_handle: str
-    state: str
-    reason: str
+    state: ProcessState
+    reason: TerminalReason
     sequence: int
     outcome: ProcessOutcome | None
 
@@ -264,7 +274,7 @@ class JournalRecord:
     depends on ``kind``), or ``None`` once retention dropped it."""
 
     sequence: int
-    kind: str
+    kind: JournalKind
     loop_id: str | None
     idempotency_id: str
     cause_command_id: str | None
