@@ -18,9 +18,12 @@ const TABLE_DRIVEN: readonly (readonly [file: string, name: string])[] = [
   ['apps/console/src/routing/console-route.ts', 'parseRoute'],
   ['apps/console/src/routing/console-route.ts', 'routeHref'],
   ['libs/pn-supervise/src/supervisor-options.parser.ts', 'SupervisorOptionsParser.parse'],
+  ['libs/pn-supervise/src/pn/pn-options.parser.ts', 'PnOptionsParser.command'],
   ['src/http/problem-details.filter.ts', 'ProblemDetailsFilter.toProblem'],
 ];
 const BAR = 10;
+/** The hot spots were 29 to 33: no function of the trees comes back to that. */
+const CEILING = 29;
 
 describe('cyclomatic complexity (issue 49)', () => {
   const all = ROOTS.flatMap((root) => treeComplexities(root));
@@ -30,6 +33,10 @@ describe('cyclomatic complexity (issue 49)', () => {
     const found = named(file, name);
     expect(found).toHaveLength(1);
     expect(found[0]!.complexity).toBeLessThan(BAR);
+  });
+
+  it(`no function anywhere reaches ${CEILING}`, () => {
+    expect(all.filter((fn) => fn.complexity >= CEILING).map(({ name, at, complexity }) => `${at} ${name}: ${complexity}`)).toEqual([]);
   });
 
   describe('the count itself', () => {
