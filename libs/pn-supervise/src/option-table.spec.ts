@@ -55,4 +55,13 @@ describe('OptionTable', () => {
   it('stops at a help argument', () => {
     expect(scan(['--quiet', '-h', '--bogus'], { help: ['-h'] })).toMatchObject({ help: true, operands: [] });
   });
+
+  it('reads a duration in milliseconds, refusing anything but a positive number of seconds', () => {
+    const refuse = (message: string) => new RangeError(message);
+    expect(OptionTable.seconds('--wait', '1.5', refuse)).toBe(1500);
+    expect(OptionTable.seconds('--wait', '2000000', refuse)).toBe(2_000_000_000);
+    for (const bad of ['0', '-1', '1s', '1e3', '.5', '2000001', '']) {
+      expect(() => OptionTable.seconds('--wait', bad, refuse)).toThrow(`--wait must be a positive number of seconds, got "${bad}"`);
+    }
+  });
 });

@@ -60,6 +60,19 @@ export class OptionTable {
     return arg.startsWith('--') && equals > 0 ? [arg.slice(0, equals), arg.slice(equals + 1)] : [arg, undefined];
   }
 
+  /**
+   * A duration option's value (`--timeout 1.5`): whole seconds or decimals, positive, at most
+   * 2,000,000 (23 days), in milliseconds; anything else is refused with `refuse`. Both bins take
+   * durations so.
+   */
+  static seconds(option: string, value: string, refuse: (message: string) => Error): number {
+    const seconds = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 2_000_000) {
+      throw refuse(`${option} must be a positive number of seconds, got "${value}"`);
+    }
+    return Math.round(seconds * 1000);
+  }
+
   /** Reads `argv`; throws the rules' error on an unknown option, a missing value or a flag given one. */
   scan(argv: readonly string[]): ScannedOptions {
     const scanning: Scanning = { values: new Map(), repeated: new Map(), flags: new Set(), operands: [], help: false };

@@ -346,11 +346,7 @@ export class SupervisorOptionsParser {
   }
 
   private static seconds(option: string, value: string): number {
-    const seconds = Number(value);
-    if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 2_000_000) {
-      throw new UsageError(`${option} must be a positive number of seconds, got "${value}"`);
-    }
-    return Math.round(seconds * 1000);
+    return OptionTable.seconds(option, value, RULES.refuse);
   }
 
   private static outputLimit(value: string): number {

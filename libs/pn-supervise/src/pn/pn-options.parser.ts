@@ -122,11 +122,7 @@ export class PnOptionsParser {
 
   /** Whole seconds or decimals, positive, as `--timeout` takes them; in milliseconds. */
   static seconds(option: string, value: string): number {
-    const seconds = Number(value);
-    if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 2_000_000) {
-      throw new PnError('usage', `${option} must be a positive number of seconds, got "${value}"`);
-    }
-    return Math.round(seconds * 1000);
+    return OptionTable.seconds(option, value, RULES.refuse);
   }
 
   /** A command id as the API takes it, lower-cased. */
