@@ -269,4 +269,60 @@ describe('SupervisorOptionsParser', () => {
   it('--help wins over anything else', () => {
     expect(SupervisorOptionsParser.parse(['--help'], {})).toEqual({ kind: 'help' });
   });
+
+  it('reads the edges of the command line as it always did', () => {
+    expect(usageError([...REQUIRED, '-x=1', '--', 'make'])).toBe('unknown option -x');
+    expect(usageError([...REQUIRED, '--=x', '--', 'make'])).toBe('unknown option --');
+    expect(usageError([...REQUIRED, '--help=1', '--', 'make'])).toBe('unknown option --help');
+    expect(usageError([...REQUIRED, '-quiet', '--', 'make'])).toBe('unknown option -quiet');
+    expect(SupervisorOptionsParser.parse([...REQUIRED, '-h', '--bogus'], {})).toEqual({ kind: 'help' });
+    expect(SupervisorOptionsParser.parse(['status', 'x', '--help'], {})).toEqual({ kind: 'help' });
+    expect(SupervisorOptionsParser.parse([...REQUIRED, '--', 'make', '--help'], {})).toMatchObject({ kind: 'run' });
+    expect(usageError(['status', '--', 'extra'])).toBe('status takes no arguments, got "extra"');
+    expect(usageError(['forget', '--state-dir'])).toBe('--state-dir needs a value');
+    // An empty value is a value: it is missing only where a setting must not be empty.
+    expect(usageError(['--server=', ...REQUIRED.slice(2), '--', 'make'], { PN_SERVER_URL: 'http://x' })).toBe(
+      'missing --server (or PN_SERVER_URL)',
+    );
+    expect(parse([...REQUIRED, '--state-dir', '', '--', 'make'], { PN_SUPERVISOR_STATE_DIR: '/srv/pn' }).stateDir).toBe('/srv/pn');
+    expect(SupervisorOptionsParser.parse(['status', '--state-dir='], {})).toEqual({ kind: 'status', stateDir: './.pn-supervisor' });
+    expect(usageError([...REQUIRED, '--', ''])).toBe('no command given (put it after --)');
+    expect(parse([...REQUIRED, '-', 'x'])).toMatchObject({ command: '-', args: ['x'] });
+    expect(parse([...REQUIRED, '--server', 'https://second', '--', 'make']).server).toBe('https://second');
+    expect(parse([...REQUIRED, '--state-dir', '--', '--', 'make'])).toMatchObject({ stateDir: '--', command: 'make', args: [] });
+    // The first setting that is wrong, in the order of the options above, is the one told.
+    expect(usageError(['--server', 'ftp://x', '--token', 'a b', '--session', 'bad', '--', 'make'])).toMatch(/^--server must/);
+    expect(usageError([...REQUIRED.slice(0, 4), '--session', 'bad', '--loop', 'bad', '--timeout', '0', '--', 'make'])).toMatch(
+      /^--session must/,
+    );
+    expect(usageError([...REQUIRED, '--handle', 'a b', '--command-id', 'x', '--', 'make'])).toMatch(/^--handle must/);
+    expect(usageError([...REQUIRED, '--pass-env', 'PATH', '--timeout', '0', '--', 'make'])).toMatch(/^--pass-env takes/);
+    expect(usageError([...REQUIRED, '--timeout', '0', '--output-limit', 'x', '--', 'make'])).toMatch(/^--timeout must/);
+    expect(usageError([...REQUIRED, '--output-limit', 'x', '--deadline', '0', '--', 'make'])).toMatch(/^--output-limit must/);
+    expect(usageError([...REQUIRED, '--deadline', '0', '--shutdown-wait', '0', '--', 'make'])).toMatch(/^--deadline must/);
+    expect(usageError([...REQUIRED, '--shutdown-wait', '0', '--start-wait', '0', '--', 'make'])).toMatch(/^--shutdown-wait must/);
+    expect(usageError([...REQUIRED, '--no-check', '--start-wait', '0', '--', 'make'])).toMatch(/^--start-wait must/);
+    expect(
+      Object.keys(parse([...REQUIRED, '--timeout', '1', '--output-limit', '2', '--deadline', '3', '--command-id', SESSION, '--', 'make'])),
+    ).toEqual([
+      'server',
+      'token',
+      'sessionId',
+      'loopId',
+      'handle',
+      'commandId',
+      'stateDir',
+      'commandEnv',
+      'quiet',
+      'ids',
+      'command',
+      'args',
+      'timeoutMs',
+      'outputLimit',
+      'deadlineMs',
+      'shutdownWaitMs',
+      'check',
+      'startWaitMs',
+    ]);
+  });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CommandEnvironmentFilter } from './command-environment.filter.js';
 import type { SupervisorOptions } from './supervisor-options.interface.js';
+import { OptionTable, type OptionKinds, type ScannedOptions } from './option-table.js';
 import { UsageError } from './usage.error.js';
 
 export const USAGE = `Usage: pn-supervise [options] -- COMMAND [ARGS...]
@@ -57,25 +58,39 @@ export type ParsedCommandLine =
   | { readonly kind: 'status'; readonly stateDir: string }
   | { readonly kind: 'forget'; readonly stateDir: string; readonly commandId: string };
 
-const VALUE_OPTIONS = [
-  'server',
-  'token',
-  'token-file',
-  'session',
-  'loop',
-  'handle',
-  'command-id',
-  'state-dir',
-  'timeout',
-  'output-limit',
-  'deadline',
-  'shutdown-wait',
-  'start-wait',
-  'pass-env',
-] as const;
-type ValueOption = (typeof VALUE_OPTIONS)[number];
-const FLAGS = ['quiet', 'no-ids', 'no-check'] as const;
-type Flag = (typeof FLAGS)[number];
+/** pn-supervise's options for a run, by what each takes (the usage above says what each is for). */
+const RUN_OPTIONS = {
+  '--server': 'value',
+  '--token': 'value',
+  '--token-file': 'value',
+  '--session': 'value',
+  '--loop': 'value',
+  '--handle': 'value',
+  '--command-id': 'value',
+  '--state-dir': 'value',
+  '--timeout': 'value',
+  '--output-limit': 'value',
+  '--deadline': 'value',
+  '--shutdown-wait': 'value',
+  '--start-wait': 'value',
+  '--pass-env': 'values',
+  '--quiet': 'flag',
+  '--no-ids': 'flag',
+  '--no-check': 'flag',
+} as const satisfies OptionKinds;
+type RunOption = keyof typeof RUN_OPTIONS;
+
+// An empty value is a value here: the settings that must not be empty say so themselves.
+const RULES = {
+  unknown: 'refuse',
+  emptyValues: true,
+  help: ['--help', '-h'],
+  unknownMessage: (_name: string, arg: string) => `unknown option ${arg.replace(/=.*/s, '')}`,
+  refuse: (message: string) => new UsageError(message),
+} as const;
+// A run's options end at `--` or at the command; status and forget take operands among them.
+const RUN_TABLE = new OptionTable(RUN_OPTIONS, { ...RULES, operands: 'stop' });
+const STATE_TABLE = new OptionTable({ '--state-dir': 'value' }, { ...RULES, operands: 'collect' });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -90,19 +105,46 @@ const TOKEN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_TOKEN_BYTES}}$`);
 const DEFAULT_SHUTDOWN_WAIT_MS = 10_000;
 const DEFAULT_START_WAIT_MS = 30_000;
 
-// Options that may be given more than once: every value is kept, in order.
-const REPEATABLE: readonly ValueOption[] = ['pass-env'];
-
-/** The options read before the command (or a subcommand's operand). */
-interface Scanned {
-  /** The last value of each option. */
-  readonly values: Partial<Record<ValueOption, string>>;
-  /** Every value of a {@link REPEATABLE} option. */
-  readonly repeated: Partial<Record<ValueOption, readonly string[]>>;
-  readonly flags: ReadonlySet<Flag>;
-  readonly rest: readonly string[];
-  readonly help: boolean;
+/** What a run's settings are read from. */
+interface RunInput {
+  readonly scanned: ScannedOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Printed on stderr before anything runs. */
+  readonly warnings: string[];
 }
+
+/** One setting (or a few) of a run, from its option, environment variable or default. */
+type RunSetting = (input: RunInput) => Partial<SupervisorOptions>;
+
+// A variable set to blanks is not set.
+const fromEnv = (env: NodeJS.ProcessEnv, name: string): string | undefined => (env[name]?.trim() ? env[name]!.trim() : undefined);
+
+/** The value of `option`, else of the variable `envName`; neither (or an empty one) is a usage error. */
+function required({ scanned, env }: RunInput, option: RunOption, envName: string): string {
+  const value = scanned.values.get(option) ?? fromEnv(env, envName);
+  if (value === undefined || value === '') throw new UsageError(`missing ${option} (or ${envName})`);
+  return value;
+}
+
+/** The setting `field` read from `option` when given, else `fallback` (absent when it has none). */
+function optional<F extends keyof SupervisorOptions>(
+  option: RunOption,
+  field: F,
+  read: (value: string) => SupervisorOptions[F],
+  fallback?: SupervisorOptions[F],
+): RunSetting {
+  return ({ scanned }) => {
+    const value = scanned.values.get(option);
+    if (value !== undefined) return { [field]: read(value) };
+    return fallback === undefined ? {} : { [field]: fallback };
+  };
+}
+
+/** The state directory: the option's, else the environment's, else the default (an empty one is none). */
+const stateDirOf = (scanned: ScannedOptions, env: NodeJS.ProcessEnv): string =>
+  scanned.values.get('--state-dir') || fromEnv(env, 'PN_SUPERVISOR_STATE_DIR') || DEFAULT_STATE_DIR;
 
 /** Reads the supervisor's command line and environment; throws {@link UsageError} on anything wrong. */
 export class SupervisorOptionsParser {
@@ -118,115 +160,85 @@ export class SupervisorOptionsParser {
     return `${SupervisorOptionsParser.baseHandle(command)}-${random}`;
   }
 
+  /**
+   * A run's settings, in the order they are checked (the first wrong one is the one told), each
+   * from its option, environment variable or default.
+   */
+  private static readonly SETTINGS: readonly RunSetting[] = [
+    (input) => ({ server: SupervisorOptionsParser.server(required(input, '--server', 'PN_SERVER_URL')) }),
+    (input) => ({ token: SupervisorOptionsParser.token(input) }),
+    (input) => ({ sessionId: SupervisorOptionsParser.uuid('--session', required(input, '--session', 'PN_SESSION_ID')) }),
+    (input) => ({ loopId: SupervisorOptionsParser.uuid('--loop', required(input, '--loop', 'PN_LOOP_ID')) }),
+    ({ scanned, command }) => ({ handle: SupervisorOptionsParser.handle(scanned.values.get('--handle'), command) }),
+    optional('--command-id', 'commandId', (value) => SupervisorOptionsParser.uuid('--command-id', value)),
+    ({ scanned, env }) => ({ stateDir: stateDirOf(scanned, env) }),
+    ({ scanned, env }) => ({
+      commandEnv: CommandEnvironmentFilter.filter(env, SupervisorOptionsParser.passEnv(scanned.repeated.get('--pass-env') ?? [])),
+    }),
+    ({ scanned, command, args }) => ({ quiet: scanned.flags.has('--quiet'), ids: !scanned.flags.has('--no-ids'), command, args }),
+    optional('--timeout', 'timeoutMs', (value) => SupervisorOptionsParser.seconds('--timeout', value)),
+    optional('--output-limit', 'outputLimit', (value) => SupervisorOptionsParser.outputLimit(value)),
+    optional('--deadline', 'deadlineMs', (value) => SupervisorOptionsParser.seconds('--deadline', value)),
+    optional(
+      '--shutdown-wait',
+      'shutdownWaitMs',
+      (value) => SupervisorOptionsParser.seconds('--shutdown-wait', value),
+      DEFAULT_SHUTDOWN_WAIT_MS,
+    ),
+    ({ scanned }) => ({ check: !scanned.flags.has('--no-check') }),
+    optional('--start-wait', 'startWaitMs', (value) => SupervisorOptionsParser.seconds('--start-wait', value), DEFAULT_START_WAIT_MS),
+  ];
+
   static parse(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
-    const fromEnv = (name: string): string | undefined => (env[name]?.trim() ? env[name]!.trim() : undefined);
-    if (argv[0] === 'status' || argv[0] === 'forget') {
-      const subcommand = argv[0];
-      const scanned = SupervisorOptionsParser.scan(argv.slice(1), ['state-dir'], [], true);
-      if (scanned.help) return { kind: 'help' };
-      const stateDir = scanned.values['state-dir'] || fromEnv('PN_SUPERVISOR_STATE_DIR') || DEFAULT_STATE_DIR;
-      if (subcommand === 'status') {
-        if (scanned.rest.length > 0) throw new UsageError(`status takes no arguments, got "${scanned.rest[0]}"`);
-        return { kind: 'status', stateDir };
-      }
-      if (scanned.rest.length !== 1) throw new UsageError('forget needs exactly one COMMAND_ID');
-      return { kind: 'forget', stateDir, commandId: SupervisorOptionsParser.uuid('forget COMMAND_ID', scanned.rest[0]!) };
-    }
+    const subcommand = argv[0];
+    if (subcommand === 'status' || subcommand === 'forget') return SupervisorOptionsParser.stateCommand(subcommand, argv.slice(1), env);
+    return SupervisorOptionsParser.run(argv, env);
+  }
 
-    const { values, repeated, flags, rest, help } = SupervisorOptionsParser.scan(argv, VALUE_OPTIONS, FLAGS, false);
-    if (help) return { kind: 'help' };
-    const [command, ...args] = rest;
+  /** `status` and `forget`: the state directory, and forget's command id. */
+  private static stateCommand(subcommand: 'status' | 'forget', argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+    const scanned = STATE_TABLE.scan(argv);
+    if (scanned.help) return { kind: 'help' };
+    const stateDir = stateDirOf(scanned, env);
+    const { operands } = scanned;
+    if (subcommand === 'status') {
+      if (operands.length > 0) throw new UsageError(`status takes no arguments, got "${operands[0]}"`);
+      return { kind: 'status', stateDir };
+    }
+    if (operands.length !== 1) throw new UsageError('forget needs exactly one COMMAND_ID');
+    return { kind: 'forget', stateDir, commandId: SupervisorOptionsParser.uuid('forget COMMAND_ID', operands[0]!) };
+  }
+
+  /** A run: the command and the settings, each by its row of {@link SETTINGS}. */
+  private static run(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+    const scanned = RUN_TABLE.scan(argv);
+    if (scanned.help) return { kind: 'help' };
+    const [command, ...args] = scanned.operands;
     if (command === undefined || command === '') throw new UsageError('no command given (put it after --)');
-
-    const required = (option: ValueOption, envName: string): string => {
-      const value = values[option] ?? fromEnv(envName);
-      if (value === undefined || value === '') throw new UsageError(`missing --${option} (or ${envName})`);
-      return value;
-    };
-    const server = SupervisorOptionsParser.server(required('server', 'PN_SERVER_URL'));
-    const warnings: string[] = [];
-    if (values.token !== undefined && values['token-file'] !== undefined) throw new UsageError('give --token or --token-file, not both');
-    let token: string;
-    if (values['token-file'] !== undefined) {
-      token = SupervisorOptionsParser.tokenFile(values['token-file'], warnings);
-    } else {
-      if (values.token !== undefined) {
-        warnings.push('warning: --token is visible to other local users (in the process list); use PN_TOKEN or --token-file');
-      }
-      token = values.token ?? fromEnv('PN_TOKEN') ?? '';
-      if (token === '') throw new UsageError('missing the token (PN_TOKEN or --token-file)');
-      SupervisorOptionsParser.checkToken(token, values.token === undefined ? 'PN_TOKEN' : '--token');
+    const input: RunInput = { scanned, env, command, args, warnings: [] };
+    const options = Object.assign({}, ...SupervisorOptionsParser.SETTINGS.map((setting) => setting(input))) as SupervisorOptions;
+    if (scanned.flags.has('--no-check') && scanned.values.has('--start-wait')) {
+      throw new UsageError('give --start-wait or --no-check, not both');
     }
-    const options: SupervisorOptions = {
-      server,
-      token,
-      sessionId: SupervisorOptionsParser.uuid('--session', required('session', 'PN_SESSION_ID')),
-      loopId: SupervisorOptionsParser.uuid('--loop', required('loop', 'PN_LOOP_ID')),
-      handle: SupervisorOptionsParser.handle(values.handle, command),
-      ...(values['command-id'] === undefined ? {} : { commandId: SupervisorOptionsParser.uuid('--command-id', values['command-id']) }),
-      stateDir: values['state-dir'] || fromEnv('PN_SUPERVISOR_STATE_DIR') || DEFAULT_STATE_DIR,
-      commandEnv: CommandEnvironmentFilter.filter(env, SupervisorOptionsParser.passEnv(repeated['pass-env'] ?? [])),
-      quiet: flags.has('quiet'),
-      ids: !flags.has('no-ids'),
-      command,
-      args,
-      ...(values.timeout === undefined ? {} : { timeoutMs: SupervisorOptionsParser.seconds('--timeout', values.timeout) }),
-      ...(values['output-limit'] === undefined ? {} : { outputLimit: SupervisorOptionsParser.outputLimit(values['output-limit']) }),
-      ...(values.deadline === undefined ? {} : { deadlineMs: SupervisorOptionsParser.seconds('--deadline', values.deadline) }),
-      shutdownWaitMs:
-        values['shutdown-wait'] === undefined
-          ? DEFAULT_SHUTDOWN_WAIT_MS
-          : SupervisorOptionsParser.seconds('--shutdown-wait', values['shutdown-wait']),
-      check: !flags.has('no-check'),
-      startWaitMs:
-        values['start-wait'] === undefined ? DEFAULT_START_WAIT_MS : SupervisorOptionsParser.seconds('--start-wait', values['start-wait']),
-    };
-    if (flags.has('no-check') && values['start-wait'] !== undefined) throw new UsageError('give --start-wait or --no-check, not both');
-    return { kind: 'run', options, warnings };
+    return { kind: 'run', options, warnings: input.warnings };
   }
 
   /**
-   * Reads options up to `--` or the first argument that is not one (the command); with
-   * `operands`, arguments that are not options are collected and scanning goes on.
+   * The session's token: from `--token-file`, `--token` (which warns: other local users see it)
+   * or `PN_TOKEN`; never two of the options.
    */
-  private static scan(
-    argv: readonly string[],
-    valueOptions: readonly ValueOption[],
-    flagNames: readonly Flag[],
-    operands: boolean,
-  ): Scanned {
-    const values: Partial<Record<ValueOption, string>> = {};
-    const repeated: Partial<Record<ValueOption, string[]>> = {};
-    const flags = new Set<Flag>();
-    const rest: string[] = [];
-    let index = 0;
-    for (; index < argv.length; index++) {
-      const arg = argv[index]!;
-      if (arg === '--') {
-        index++;
-        break;
-      }
-      if (!arg.startsWith('-') || arg === '-') {
-        if (!operands) break;
-        rest.push(arg);
-        continue;
-      }
-      if (arg === '--help' || arg === '-h') return { values, repeated, flags, rest, help: true };
-      const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-      const name = flag.slice(2);
-      if (flag.startsWith('--') && flagNames.includes(name as Flag)) {
-        if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
-        flags.add(name as Flag);
-        continue;
-      }
-      if (!flag.startsWith('--') || !valueOptions.includes(name as ValueOption)) throw new UsageError(`unknown option ${flag}`);
-      const value = inline ?? argv[++index];
-      if (value === undefined) throw new UsageError(`${flag} needs a value`);
-      values[name as ValueOption] = value;
-      if (REPEATABLE.includes(name as ValueOption)) (repeated[name as ValueOption] ??= []).push(value);
+  private static token({ scanned, env, warnings }: RunInput): string {
+    const flag = scanned.values.get('--token');
+    const file = scanned.values.get('--token-file');
+    if (flag !== undefined && file !== undefined) throw new UsageError('give --token or --token-file, not both');
+    if (file !== undefined) return SupervisorOptionsParser.tokenFile(file, warnings);
+    if (flag !== undefined) {
+      warnings.push('warning: --token is visible to other local users (in the process list); use PN_TOKEN or --token-file');
     }
-    rest.push(...argv.slice(index));
-    return { values, repeated, flags, rest, help: false };
+    const token = flag ?? fromEnv(env, 'PN_TOKEN') ?? '';
+    if (token === '') throw new UsageError('missing the token (PN_TOKEN or --token-file)');
+    SupervisorOptionsParser.checkToken(token, flag === undefined ? 'PN_TOKEN' : '--token');
+    return token;
   }
 
   /**
@@ -334,11 +346,7 @@ export class SupervisorOptionsParser {
   }
 
   private static seconds(option: string, value: string): number {
-    const seconds = Number(value);
-    if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0) || seconds > 2_000_000) {
-      throw new UsageError(`${option} must be a positive number of seconds, got "${value}"`);
-    }
-    return Math.round(seconds * 1000);
+    return OptionTable.seconds(option, value, RULES.refuse);
   }
 
   private static outputLimit(value: string): number {

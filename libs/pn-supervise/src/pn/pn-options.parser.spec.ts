@@ -67,4 +67,37 @@ describe('PnOptionsParser', () => {
   ])('%j is a usage error', (argv, message) => {
     expect(usage(argv)).toMatch(message);
   });
+
+  it('reads the edges of the command line as it always did', () => {
+    expect(usage(['wait', ID, '-x=1'])).toBe('unknown option -x=1 for pn wait');
+    expect(usage(['wait', ID, '--bogus=1'])).toBe('unknown option --bogus for pn wait');
+    expect(usage(['wait', ID, '--json=1'])).toBe('--json takes no value');
+    expect(usage(['wait', ID, '--timeout='])).toBe('--timeout needs a value');
+    expect(usage(['wait', ID, '--timeout'])).toBe('--timeout needs a value');
+    expect(usage(['--server=', 'pending'])).toBe('--server needs a value');
+    expect(usage(['pending', '--token', ''])).toBe('--token needs a value');
+    expect(usage(['loop', 'open', '--engine='])).toBe('--engine needs a value');
+    expect(usage(['wait', '-'])).toBe('COMMAND_ID must be a UUID, got "-"');
+    expect(usage(['wait', ID, ID])).toBe(`pn wait takes exactly one COMMAND_ID, got "${ID} ${ID}"`);
+    expect(usage(['pending', 'x'])).toBe('pn pending takes no arguments, got "x"');
+    expect(usage(['run', '--state-dir', '--command-id', '--', 'make'])).toBe('pn run sets --command-id itself');
+    expect(usage(['run', '--state-dir=', '--', 'make'])).toBe('--state-dir needs a value');
+    expect(PnOptionsParser.parse(['pending', '--session', '--json', '--json']).connection).toEqual({ sessionId: '--json' });
+    expect(PnOptionsParser.parse(['--loop=a', 'consume', ID, '--loop', 'b', ID.toUpperCase()])).toEqual({
+      connection: { loopId: 'b' },
+      command: { kind: 'consume', commandIds: [ID, ID] },
+    });
+    expect(PnOptionsParser.parse(['wait', '--help', '--bogus']).command).toEqual({ kind: 'help' });
+    expect(PnOptionsParser.parse(['--', 'x']).command).toEqual({ kind: 'help' });
+    expect(PnOptionsParser.parse(['session', 'open', '--json']).command).toEqual({ kind: 'session-open', json: true });
+    expect(PnOptionsParser.parse(['loop', 'open', '--engine', 'foreign']).command).toEqual({
+      kind: 'loop-open',
+      json: false,
+      engine: 'foreign',
+    });
+    expect(PnOptionsParser.parse(['watch', '--after=7']).command).toEqual({ kind: 'watch', after: 7 });
+    expect(PnOptionsParser.parse(['mcp']).command).toEqual({ kind: 'mcp' });
+    expect(usage(['mcp', '--json'])).toBe('unknown option --json for pn mcp');
+    expect(usage(['session', 'close'])).toBe('unknown command "pn session close" (did you mean pn session open?)');
+  });
 });
