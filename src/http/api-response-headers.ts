@@ -16,3 +16,15 @@ export const RETRY_AFTER_RESPONSE_HEADER: HeadersObject = {
     schema: { type: 'integer', minimum: 0 },
   },
 };
+
+/** `Allow`: the methods a path has, on a `405 method_not_allowed` (RFC 9110 section 15.5.6). */
+export const ALLOW_HEADER = 'Allow';
+
+/** The OpenAPI description of `Allow`, on every 405. */
+export const ALLOW_RESPONSE_HEADER: HeadersObject = {
+  [ALLOW_HEADER]: {
+    description: 'The methods this path has, comma-separated (`GET, HEAD`, `POST`).',
+    required: true,
+    schema: { type: 'string', example: 'GET, HEAD' },
+  },
+};

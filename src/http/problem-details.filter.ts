@@ -10,6 +10,7 @@ import {
 } from 'nestjs-process-notifications';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from 'process-notifications-contract';
+import { ALLOW_HEADER } from './api-response-headers.js';
 import { allowedMethods } from './route-table.js';
 import { HttpProblemError } from './http-problem.error.js';
 import { PROBLEM_TYPES, problem, type Problem, type ProblemCode } from './problem-types.js';
@@ -123,7 +124,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof HttpException && exception.getStatus() === 404) {
       const allowed = allowedMethods(request);
       if (allowed.length === 0) return problem('not_found', 'No such route.');
-      headers.Allow = allowed.join(', ');
+      headers[ALLOW_HEADER] = allowed.join(', ');
       return problem('method_not_allowed', `${request.method ?? 'This method'} is not allowed here; use ${allowed.join(', ')}.`);
     }
     // Nest's exceptions, and Fastify's errors whether or not Nest mapped them to one.
