@@ -9,10 +9,11 @@ export const REPLAYED_RESPONSE_HEADER: HeadersObject = {
   },
 };
 
-/** The OpenAPI description of `Retry-After`, on every 429 and 503. */
+/** The OpenAPI description of `Retry-After`, on every 429 and 503: each of them carries it. */
 export const RETRY_AFTER_RESPONSE_HEADER: HeadersObject = {
   [RETRY_AFTER_HEADER]: {
     description: 'Seconds to wait before retrying.',
+    required: true,
     schema: { type: 'integer', minimum: 0 },
   },
 };

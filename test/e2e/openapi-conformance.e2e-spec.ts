@@ -123,7 +123,8 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
   let doc: ApiDocument;
   let scratch: string;
   beforeAll(async () => {
-    t = await createHttpTestApp({ apiDocs: true });
+    // Two streams a session: the third is a 429 to check too.
+    t = await createHttpTestApp({ apiDocs: true, maxStreamsPerSession: 2 });
     doc = (await t.http.get('/docs-json').expect(200)).body as ApiDocument;
     scratch = mkdtempSync(join(tmpdir(), 'pn-openapi-'));
     writeFileSync(join(scratch, 'openapi.json'), JSON.stringify(doc));
@@ -141,11 +142,12 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
       return answer;
     };
     // An event stream never ends on its own: its status and headers are the answer.
-    const stream = async (route: string, url: string, headers: Record<string, string>): Promise<void> => {
+    const stream = async (route: string, url: string, headers: Record<string, string>): Promise<number> => {
       const abort = new AbortController();
       const answer = await fetch(`${t.url}${url}`, { headers, signal: abort.signal });
       checker.check(route, { status: answer.status, headers: Object.fromEntries(answer.headers), body: await bodyOf(answer) });
       abort.abort();
+      return answer.status;
     };
     const bodyOf = async (answer: globalThis.Response): Promise<unknown> =>
       answer.headers.get('content-type')?.includes('json') ? answer.json() : undefined;
@@ -234,6 +236,22 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
     await stream('get /v1/sessions/{sid}/events', `/v1/sessions/${sid}/events`, bearer('nope'));
     await stream('get /v1/sessions/{sid}/loops/{lid}/events', `/v1/sessions/${sid}/loops/${lid}/events`, auth);
     await stream('get /v1/sessions/{sid}/loops/{lid}/events', `/v1/sessions/${sid}/loops/${lid}/events`, {});
+
+    // A session with its most streams open: the next one is 429 stream_limit_reached (Retry-After).
+    const crowded = (await t.http.post('/v1/sessions').set(admin).send({}).expect(201)).body as { session_id: string; token: string };
+    const held = await Promise.all(
+      [0, 1].map(async () => {
+        const abort = new AbortController();
+        const answer = await fetch(`${t.url}/v1/sessions/${crowded.session_id}/events`, {
+          headers: bearer(crowded.token),
+          signal: abort.signal,
+        });
+        expect(answer.status).toBe(200);
+        return abort;
+      }),
+    );
+    expect(await stream('get /v1/sessions/{sid}/events', `/v1/sessions/${crowded.session_id}/events`, bearer(crowded.token))).toBe(429);
+    for (const abort of held) abort.abort();
 
     // The admin read API, while notifications and refusals exist.
     await send('get /v1/admin/sessions', t.http.get('/v1/admin/sessions').set(admin));
