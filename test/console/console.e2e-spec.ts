@@ -291,6 +291,28 @@ describeBrowser('the web console in a browser', () => {
     expect(refused[0]![0]).toMatch(/refused 3 times$/);
   });
 
+  it('pages a loop of 70 unconsumed notifications 50 rows at a time, and consumes all 70 after one confirmation', async () => {
+    const session = await seedConsole(server.url);
+    const api = client(session);
+    // The full loop holds 3; 67 more, each refused inbox_full and journaled: 70 unconsumed.
+    for (let i = 0; i < 67; i++)
+      await api.deliverCompletion(completion(session.sessionId, session.fullLoopId), { retry: false }).catch(() => undefined);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.fullLoopId}`);
+    await page.getByRole('button', { name: 'Select all 70' }).waitFor();
+    // A page of 50 rows; `Select all 70` takes the other page's too.
+    expect(await unconsumedRows(page)).toHaveLength(50);
+    await page.getByRole('button', { name: 'Select all 70' }).click();
+    await page.getByRole('button', { name: 'Consume selected (70)' }).click();
+    await page.getByRole('dialog', { name: 'Consume 70 notifications?' }).getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Consumed 70 of 70 selected notifications.' }).waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(
+      (await admin().adminLoops({ session_id: session.sessionId })).loops.find((l) => l.loop_id === session.fullLoopId)?.unconsumed,
+    ).toBe(0);
+  });
+
   it("shows a closed session's loops closed with it, not running, on its page and the loop's, with nothing to stop or consume", async () => {
     const session = await seedConsole(server.url);
     await client(session).closeSession(session.sessionId);
