@@ -103,7 +103,9 @@ class AnswerChecker {
     const type = String(answer.headers['content-type'] ?? '').split(';')[0]!;
     const media = response.content?.[type];
     if (media === undefined) return void this.failures.push(`${where}: content type ${type || '(none)'} not documented`);
-    if (type === 'text/event-stream' || media.schema === undefined) return;
+    if (type === 'text/event-stream') return;
+    // A JSON answer without a schema would pass anything (issue 48: /healthz's 200 had none).
+    if (media.schema === undefined) return void this.failures.push(`${where}: ${type} has no schema`);
     const key = `${route} ${answer.status} ${type}`;
     let validate = this.validators.get(key);
     if (validate === undefined) {
