@@ -2,7 +2,7 @@
 // so a second start does not compile everything again. `--stamp` (the last step of
 // `npm run build`) records what the build just built from.
 //
-// What it builds from: every file under src/, apps/, scripts/ and each package's src/, the
+// What it builds from: every file under src/, apps/, scripts/ and each npm package's src/, the
 // package.json and tsconfig files, ormconfig.ts, the lockfiles (a new dependency), each file's
 // path, size and modification time, hashed. The outputs must exist too. Anything else changed
 // (a dist/ file edited by hand): `npm run build` builds whatever this says.
@@ -20,7 +20,12 @@ const OUTPUTS = [
   'libs/process-notifications-client/dist/index.js',
   'libs/pn-supervise/dist/main.js',
 ];
-const PACKAGES = readdirSync('libs').map((name) => join('libs', name));
+// The npm packages the build compiles: not the Python client beside them (libs/*-py), whose wheel
+// build writes egg-info and build/ into its folder and whose tests write __pycache__ (issue 48:
+// building the wheel made the next start rebuild).
+const PACKAGES = readdirSync('libs')
+  .map((name) => join('libs', name))
+  .filter((dir) => existsSync(join(dir, 'package.json')));
 const TREES = ['src', 'apps', 'scripts', ...PACKAGES.map((dir) => join(dir, 'src'))];
 const FILES = [
   'package.json',

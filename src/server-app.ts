@@ -102,7 +102,12 @@ export async function createServerApp(config: ServerConfig, options: { logger?: 
       description: 'The admin token (PN_ADMIN_TOKEN) or a session token returned once by POST /v1/sessions.',
     });
   for (const tag of Object.values(API_TAGS)) builder.addTag(tag.name, tag.description);
-  const document = builder.build();
+  const built = builder.build();
+  // Whoever runs this server answers for it; the package is not licensed to anyone (package.json).
+  const document = {
+    ...built,
+    info: { ...built.info, contact: { name: 'The operators of this server' }, license: { name: 'UNLICENSED' } },
+  };
   installApiDocs(app, fastify, document);
   return app;
 }

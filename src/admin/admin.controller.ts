@@ -57,7 +57,11 @@ export class AdminController {
   ) {}
 
   @Get('sessions')
-  @ApiOperation({ summary: 'List sessions' })
+  @ApiOperation({
+    summary: 'List sessions',
+    description:
+      'The admin token only. Every session, newest first, with its state, loop counts, unconsumed notifications and last journal sequence; paged by `limit` and `cursor`.',
+  })
   @ApiQuery(LIMIT_QUERY)
   @ApiQuery(CURSOR_QUERY)
   @ApiOkResponse({ type: AdminSessionsPageDto })
@@ -71,7 +75,11 @@ export class AdminController {
   }
 
   @Get('loops')
-  @ApiOperation({ summary: 'List loops' })
+  @ApiOperation({
+    summary: 'List loops',
+    description:
+      'The admin token only. Loops, newest first, with their unconsumed counts: all, or those `unconsumed`, `full`, `stopped` with work left or `stale` (`older_than_s`), optionally of one session; paged by `limit` and `cursor`.',
+  })
   @ApiQuery({ name: 'filter', required: false, enum: LOOP_FILTERS, description: 'Which loops (default all).' })
   @ApiQuery({
     name: 'older_than_s',
@@ -103,7 +111,11 @@ export class AdminController {
   }
 
   @Get('notifications/:command_id')
-  @ApiOperation({ summary: 'Locate a notification' })
+  @ApiOperation({
+    summary: 'Locate a notification',
+    description:
+      'The admin token only. Every session that journaled this command id (its loop, sequence, payload fields, whether and when it was consumed, its outcome) and the refusals still kept that name it. `404 not_found` when no session journaled it.',
+  })
   @ApiParam({ name: 'command_id', format: 'uuid', description: 'The notification’s command id.' })
   @ApiOkResponse({ type: NotificationLocationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'not_found', 'journal_unavailable')
@@ -119,7 +131,11 @@ export class AdminController {
   }
 
   @Get('nodes')
-  @ApiOperation({ summary: 'List nodes' })
+  @ApiOperation({
+    summary: 'List nodes',
+    description:
+      'The admin token only. The nodes sharing the database, whether each is live, its last heartbeat and how many sessions it owns; on SQLite one node owning every session.',
+  })
   @ApiOkResponse({ type: NodesDto })
   @ApiProblems(...AUTH_PROBLEMS, 'journal_unavailable')
   async nodes(@Req() request: FastifyRequest): Promise<NodesDto> {
@@ -129,7 +145,11 @@ export class AdminController {
   }
 
   @Get('refusals')
-  @ApiOperation({ summary: 'List recent refusals' })
+  @ApiOperation({
+    summary: 'List recent refusals',
+    description:
+      'The admin token only. The newest refusals of the whole cluster (collisions, stopped deliveries, owner mismatches, unknown loops or engines), newest first, each with the node that answered; not paged.',
+  })
   @ApiQuery(LIMIT_QUERY)
   @ApiOkResponse({ type: RefusalsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'journal_unavailable')

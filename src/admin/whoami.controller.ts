@@ -11,7 +11,11 @@ import { WhoamiDto } from './dto/whoami.dto.js';
 export class WhoamiController {
   /** Who the bearer token is (any valid token): the console asks before it shows anything. */
   @Get()
-  @ApiOperation({ summary: 'Who the token is' })
+  @ApiOperation({
+    summary: 'Who the token is',
+    description:
+      'Any valid token: `{kind: "admin", session_id: null}` for the admin token, `{kind: "session", session_id}` for a session\'s token.',
+  })
   @AnyToken()
   @ApiOkResponse({
     type: WhoamiDto,

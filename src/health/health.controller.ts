@@ -19,7 +19,11 @@ export class HealthController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Health check' })
+  @ApiOperation({
+    summary: 'Health check',
+    description:
+      'No token. `200` while the database answers; `503 journal_unavailable` when it does not, or once this node is shutting down, so a load balancer stops sending here.',
+  })
   @ApiOkResponse({
     description: 'The database answers.',
     schema: { type: 'object', properties: { status: { type: 'string', enum: [HEALTHY.status] } }, required: ['status'], example: HEALTHY },

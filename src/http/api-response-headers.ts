@@ -9,10 +9,23 @@ export const REPLAYED_RESPONSE_HEADER: HeadersObject = {
   },
 };
 
-/** The OpenAPI description of `Retry-After`, on every 429 and 503. */
+/** The OpenAPI description of `Retry-After`, on every 429 and 503: each of them carries it. */
 export const RETRY_AFTER_RESPONSE_HEADER: HeadersObject = {
   [RETRY_AFTER_HEADER]: {
     description: 'Seconds to wait before retrying.',
+    required: true,
     schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** `Allow`: the methods a path has, on a `405 method_not_allowed` (RFC 9110 section 15.5.6). */
+export const ALLOW_HEADER = 'Allow';
+
+/** The OpenAPI description of `Allow`, on every 405. */
+export const ALLOW_RESPONSE_HEADER: HeadersObject = {
+  [ALLOW_HEADER]: {
+    description: 'The methods this path has, comma-separated (`GET, HEAD`, `POST`).',
+    required: true,
+    schema: { type: 'string', example: 'GET, HEAD' },
   },
 };

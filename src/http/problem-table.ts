@@ -16,6 +16,7 @@ import {
   type StopCause,
 } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from 'process-notifications-contract';
+import { ALLOW_HEADER } from './api-response-headers.js';
 import { HttpProblemError } from './http-problem.error.js';
 import { PROBLEM_TYPES, type ProblemCode } from './problem-types.js';
 import { allowedMethods } from './route-table.js';
@@ -157,7 +158,7 @@ const PROBLEM_TABLE: readonly ProblemRow[] = [
       return {
         code: 'method_not_allowed',
         detail: `${request.method ?? 'This method'} is not allowed here; use ${allowed.join(', ')}.`,
-        headers: { Allow: allowed.join(', ') },
+        headers: { [ALLOW_HEADER]: allowed.join(', ') },
       };
     },
   ),

@@ -40,7 +40,11 @@ export class JournalController {
   ) {}
 
   @Get('journal')
-  @ApiOperation({ summary: 'Read the session journal' })
+  @ApiOperation({
+    summary: 'Read the session journal',
+    description:
+      "The session's journal records after sequence `after`, at most `limit` (up to 1000), in sequence order, and the `next_after` to read on from. Served by any node, from the database.",
+  })
   @AnyNode()
   @ApiQuery({ name: 'after', required: false, type: 'integer', description: 'Records after this sequence (default 0).' })
   @ApiQuery({
@@ -67,7 +71,11 @@ export class JournalController {
 
   // A client that stops reading is dropped once this much waits for it (issue 45).
   @Sse('events', { maxPendingDataLength: MAX_PENDING_EVENT_CHARS })
-  @ApiOperation({ summary: 'Stream the session journal (SSE)' })
+  @ApiOperation({
+    summary: 'Stream the session journal (SSE)',
+    description:
+      "The session's journal records as server-sent events, each `id:` its sequence, replaying from after `Last-Event-ID` and then following new commits; a `: keep-alive` comment at least every 15 s. Served by any node.",
+  })
   @AnyNode()
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: LAST_EVENT_ID_HEADER, required: false, description: 'Resume after this sequence.' })
@@ -117,7 +125,11 @@ export class JournalController {
    * dispatched what the stream gave (see docs/architecture.md).
    */
   @Sse('loops/:lid/events', { maxPendingDataLength: MAX_PENDING_EVENT_CHARS })
-  @ApiOperation({ summary: "Stream a loop's notifications (SSE)" })
+  @ApiOperation({
+    summary: "Stream a loop's notifications (SSE)",
+    description:
+      "What a loop follows to get its work: its own `notification`, `outcome` and `consumed` events, each `id:` a journal sequence. Resumes after `Last-Event-ID` or `?after=N`; without either it starts at the loop's oldest unconsumed notification.",
+  })
   @AnyNode()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiProduces('text/event-stream')

@@ -19,7 +19,11 @@ export class LoopsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Open a loop' })
+  @ApiOperation({
+    summary: 'Open a loop',
+    description:
+      "Opens a loop of the session (`native` by default, or `foreign`), with the `loop_id` of the optional body or a new one, and the server's capacity for its pending set. At most `PN_MAX_LOOPS_PER_SESSION` loops (`409 loop_limit_reached`).",
+  })
   @OwnerRouted()
   @ApiBody({ type: OpenLoopRequestDto, required: false })
   @ApiCreatedResponse({ type: LoopDto })
@@ -41,7 +45,10 @@ export class LoopsController {
   }
 
   @Get(':lid')
-  @ApiOperation({ summary: 'Read a loop' })
+  @ApiOperation({
+    summary: 'Read a loop',
+    description: "The loop's engine, state (`running` or `stopped`), capacity and how many notifications are pending.",
+  })
   @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: LoopDto })
@@ -54,7 +61,11 @@ export class LoopsController {
   }
 
   @Post(':lid/stop')
-  @ApiOperation({ summary: 'Stop a loop' })
+  @ApiOperation({
+    summary: 'Stop a loop',
+    description:
+      'Stops the loop: later deliveries to it answer `503 delivery_stopped` (cause `loop_stopped`); what it holds stays consumable.',
+  })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })

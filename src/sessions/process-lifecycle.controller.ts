@@ -27,7 +27,11 @@ export class ProcessLifecycleController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Publish a process lifecycle record' })
+  @ApiOperation({
+    summary: 'Publish a process lifecycle record',
+    description:
+      'Journals a lifecycle record of the supervisor (`started`, `completed`, `lost`, ...): `201` when new, `200` for an identical retry (`Idempotent-Replayed: true`); the same `event_id` with another payload is `422 idempotency_collision`. A `completed` or `lost` record gives the named notification its outcome.',
+  })
   @OwnerRouted()
   @RecordsRefusals('lifecycle')
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })

@@ -34,7 +34,11 @@ export class ProcessNotificationsController {
   ) {}
 
   @Post('process-completions')
-  @ApiOperation({ summary: 'Deliver a process completion notification' })
+  @ApiOperation({
+    summary: 'Deliver a process completion notification',
+    description:
+      'Journals the notification, then hands it to its loop: `202 accepted` when it was new, `200 duplicate` for an identical retry (`Idempotent-Replayed: true`), `503 delivery_stopped` with its `cause` when the loop is full or stopped or the notification is misrouted. The same `command_id` with another payload is `422 idempotency_collision`.',
+  })
   @OwnerRouted()
   @RecordsRefusals('completion')
   @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
@@ -76,7 +80,11 @@ export class ProcessNotificationsController {
   }
 
   @Get('loops/:lid/process-notifications')
-  @ApiOperation({ summary: "List a loop's pending notifications" })
+  @ApiOperation({
+    summary: "List a loop's pending notifications",
+    description:
+      "The loop's pending set in acceptance order, each with its journal `sequence` and its `outcome` once a `completed` or `lost` record of the session named its `command_id` (else `null`).",
+  })
   @OwnerRouted()
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
   @ApiOkResponse({ type: PendingNotificationsDto })
@@ -90,7 +98,11 @@ export class ProcessNotificationsController {
   }
 
   @Post('loops/:lid/process-notifications/consume')
-  @ApiOperation({ summary: 'Consume notifications in a batch' })
+  @ApiOperation({
+    summary: 'Consume notifications in a batch',
+    description:
+      'Consumes 1 to 256 notifications of the loop in one journal transaction and answers one result per id, in order: `{command_id, consumed, sequence}` as the single consume answers, or `{command_id, code: "not_found"}` for an id the loop never journaled. A repeated id answers `consumed: false`.',
+  })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })
@@ -124,7 +136,11 @@ export class ProcessNotificationsController {
   }
 
   @Post('loops/:lid/process-notifications/:command_id/consume')
-  @ApiOperation({ summary: 'Consume a notification' })
+  @ApiOperation({
+    summary: 'Consume a notification',
+    description:
+      'Marks the notification consumed (a consumed record in the journal) and removes it from the pending set; a second consume answers `consumed: false`. A notification the loop refused but journaled is consumed like a pending one; an id the loop never journaled is `404 not_found`.',
+  })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'lid', format: 'uuid', description: 'Loop id.' })

@@ -22,7 +22,11 @@ export class SessionsController {
   constructor(private readonly service: ProcessNotificationsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a session' })
+  @ApiOperation({
+    summary: 'Create a session',
+    description:
+      'The admin token only. Creates an open session, with the `session_id` of the optional body or a new one, and a random session token shown only in this answer (stored as a hash). An id already taken is `409 already_exists`.',
+  })
   @AdminOnly()
   @ApiBody({ type: CreateSessionRequestDto, required: false })
   @ApiCreatedResponse({ type: SessionCreatedDto, description: 'The token is shown once.' })
@@ -33,7 +37,11 @@ export class SessionsController {
   }
 
   @Get(':sid')
-  @ApiOperation({ summary: 'Read a session' })
+  @ApiOperation({
+    summary: 'Read a session',
+    description:
+      "The session's state (`open` or `closed`, with `closed_at`) and its loops, for the admin token or the session's own token.",
+  })
   @OwnerRouted()
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
   @ApiOkResponse({ type: SessionDto })
@@ -47,7 +55,11 @@ export class SessionsController {
    * every node. The admin token or the session's own.
    */
   @Post(':sid/token')
-  @ApiOperation({ summary: 'Rotate the session token' })
+  @ApiOperation({
+    summary: 'Rotate the session token',
+    description:
+      'Gives the session a new random token, shown only in this answer; from the commit on the old token answers `401 unauthorized` on every route and every node. Not idempotent: a retry makes another token.',
+  })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
@@ -66,7 +78,11 @@ export class SessionsController {
    * token still reads it. A second close answers the same `closed_at`.
    */
   @Post(':sid/close')
-  @ApiOperation({ summary: 'Close a session' })
+  @ApiOperation({
+    summary: 'Close a session',
+    description:
+      'Closes the session for good: its tokens stop working and it takes no more writes (`409 session_closed`); the admin token still reads it. A second close answers the same `closed_at`.',
+  })
   @OwnerRouted()
   @HttpCode(200)
   @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })

@@ -192,3 +192,19 @@ export function tableOfContentsGaps(root: string, documents: readonly string[], 
   }
   return gaps;
 }
+
+/**
+ * The pages a reader follows, relative to `root`: the front door, the topic pages and what npm
+ * shows for each package.
+ */
+export function documentationPages(root: string): string[] {
+  return [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+    ...readdirSync(join(root, 'libs'))
+      .map((name) => `libs/${name}/README.md`)
+      .filter((path) => existsSync(join(root, path))),
+  ];
+}

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { anchorsOf, brokenReferences, tableOfContentsGaps } from './doc-references.js';
+import { anchorsOf, brokenReferences, documentationPages, tableOfContentsGaps } from './doc-references.js';
 
 // A docs page longer than this needs a table of contents.
 const LONG_PAGE_LINES = 100;
@@ -10,15 +10,7 @@ const LONG_PAGE_LINES = 100;
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 // What a reader follows: the front door, the topic pages and what npm shows for each package.
-const documents = (): string[] => [
-  'README.md',
-  ...readdirSync(join(repo, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-  ...readdirSync(join(repo, 'libs'))
-    .map((name) => `libs/${name}/README.md`)
-    .filter((path) => existsSync(join(repo, path))),
-];
+const documents = (): string[] => documentationPages(repo);
 
 describe('the documentation', () => {
   it('has only links, file:line references and named files that resolve', () => {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { tempDir } from './support/temp-dir.js';
@@ -38,6 +38,11 @@ describe('building and migrating leave a running server alone', () => {
     for (const path of ['src', 'apps', 'scripts', 'libs/process-notifications/src', 'libs/pn-supervise/src']) {
       mkdirSync(dir.file(path), { recursive: true });
     }
+    for (const name of ['process-notifications', 'pn-supervise']) writeFileSync(dir.file(`libs/${name}/package.json`), '{}');
+    // The Python client beside the npm packages: no input of the build.
+    mkdirSync(dir.file('libs/process-notifications-py/src/process_notifications'), { recursive: true });
+    writeFileSync(dir.file('libs/process-notifications-py/pyproject.toml'), '');
+    writeFileSync(dir.file('libs/process-notifications-py/src/process_notifications/__init__.py'), '');
     writeFileSync(dir.file('src/main.ts'), 'export {};\n');
     writeFileSync(dir.file('package.json'), JSON.stringify({ scripts: { build: 'node build.mjs' } }));
     const outputs = [
@@ -69,6 +74,18 @@ describe('building and migrating leave a running server alone', () => {
     expect(builds()).toBe(1);
     const again = await start();
     expect(again).toEqual({ code: 0, lines: ['build is up to date (npm run build builds anyway)'] });
+    expect(builds()).toBe(1);
+    // The wheel built in the Python client's folder (spec section 15's command) and its tests run:
+    // what they leave there is no source of the build (issue 48: it made the next start rebuild).
+    for (const path of [
+      'src/process_notifications.egg-info/PKG-INFO',
+      'src/process_notifications/__pycache__/client.pyc',
+      'build/lib/x.py',
+    ]) {
+      mkdirSync(dirname(dir.file(`libs/process-notifications-py/${path}`)), { recursive: true });
+      writeFileSync(dir.file(`libs/process-notifications-py/${path}`), 'x');
+    }
+    expect(await start()).toEqual({ code: 0, lines: ['build is up to date (npm run build builds anyway)'] });
     expect(builds()).toBe(1);
     writeFileSync(dir.file('src/main.ts'), 'export const changed = 1;\n');
     expect(await start()).toEqual({ code: 0, lines: ['building (the sources changed since the last build)...'] });

@@ -9,6 +9,7 @@ import type { Response } from 'supertest';
 import { ShutdownState } from '../../src/shutdown/shutdown-state.js';
 import { signalledRecord } from '../support/outcome-records.js';
 import { admin, bearer, createHttpTestApp, lifecycleRecord, notification, type HttpTestApp } from './support/http-test-app.js';
+import { spectralOasFindings } from './support/spectral-oas-rules.js';
 
 // ajv-formats is CommonJS: its plugin is the module itself, or its `default` under ESM interop.
 type AddFormats = (ajv: Ajv) => Ajv;
@@ -74,13 +75,21 @@ class AnswerChecker {
     this.ajv.addSchema({ $id: 'doc', components: closed(doc.components) as Json });
   }
 
-  /** `route` is `method /path/{template}` as the document names it. */
-  check(route: string, answer: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown }): void {
+  /**
+   * `route` is `method /path/{template}` as the document names it. `counts` false: an answer of
+   * the route's path to another method (a 405), checked against the route's documentation but
+   * not counted as an answer of the route.
+   */
+  check(
+    route: string,
+    answer: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown },
+    counts = true,
+  ): void {
     const [method, path] = route.split(' ') as [string, string];
     const operation = this.doc.paths[path]?.[method];
     if (operation === undefined) return void this.failures.push(`${route}: not in the document`);
     const seen = this.answered.get(route) ?? new Set();
-    seen.add(answer.status < 400 ? 'ok' : 'error');
+    if (counts) seen.add(answer.status < 400 ? 'ok' : 'error');
     this.answered.set(route, seen);
     const where = `${route} → ${answer.status}`;
     const response = operation.responses[String(answer.status)];
@@ -94,7 +103,9 @@ class AnswerChecker {
     const type = String(answer.headers['content-type'] ?? '').split(';')[0]!;
     const media = response.content?.[type];
     if (media === undefined) return void this.failures.push(`${where}: content type ${type || '(none)'} not documented`);
-    if (type === 'text/event-stream' || media.schema === undefined) return;
+    if (type === 'text/event-stream') return;
+    // A JSON answer without a schema would pass anything (issue 48: /healthz's 200 had none).
+    if (media.schema === undefined) return void this.failures.push(`${where}: ${type} has no schema`);
     const key = `${route} ${answer.status} ${type}`;
     let validate = this.validators.get(key);
     if (validate === undefined) {
@@ -114,7 +125,8 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
   let doc: ApiDocument;
   let scratch: string;
   beforeAll(async () => {
-    t = await createHttpTestApp({ apiDocs: true });
+    // Two streams a session: the third is a 429 to check too.
+    t = await createHttpTestApp({ apiDocs: true, maxStreamsPerSession: 2 });
     doc = (await t.http.get('/docs-json').expect(200)).body as ApiDocument;
     scratch = mkdtempSync(join(tmpdir(), 'pn-openapi-'));
     writeFileSync(join(scratch, 'openapi.json'), JSON.stringify(doc));
@@ -132,11 +144,12 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
       return answer;
     };
     // An event stream never ends on its own: its status and headers are the answer.
-    const stream = async (route: string, url: string, headers: Record<string, string>): Promise<void> => {
+    const stream = async (route: string, url: string, headers: Record<string, string>): Promise<number> => {
       const abort = new AbortController();
       const answer = await fetch(`${t.url}${url}`, { headers, signal: abort.signal });
       checker.check(route, { status: answer.status, headers: Object.fromEntries(answer.headers), body: await bodyOf(answer) });
       abort.abort();
+      return answer.status;
     };
     const bodyOf = async (answer: globalThis.Response): Promise<unknown> =>
       answer.headers.get('content-type')?.includes('json') ? answer.json() : undefined;
@@ -226,6 +239,22 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
     await stream('get /v1/sessions/{sid}/loops/{lid}/events', `/v1/sessions/${sid}/loops/${lid}/events`, auth);
     await stream('get /v1/sessions/{sid}/loops/{lid}/events', `/v1/sessions/${sid}/loops/${lid}/events`, {});
 
+    // A session with its most streams open: the next one is 429 stream_limit_reached (Retry-After).
+    const crowded = (await t.http.post('/v1/sessions').set(admin).send({}).expect(201)).body as { session_id: string; token: string };
+    const held = await Promise.all(
+      [0, 1].map(async () => {
+        const abort = new AbortController();
+        const answer = await fetch(`${t.url}/v1/sessions/${crowded.session_id}/events`, {
+          headers: bearer(crowded.token),
+          signal: abort.signal,
+        });
+        expect(answer.status).toBe(200);
+        return abort;
+      }),
+    );
+    expect(await stream('get /v1/sessions/{sid}/events', `/v1/sessions/${crowded.session_id}/events`, bearer(crowded.token))).toBe(429);
+    for (const abort of held) abort.abort();
+
     // The admin read API, while notifications and refusals exist.
     await send('get /v1/admin/sessions', t.http.get('/v1/admin/sessions').set(admin));
     await send('get /v1/admin/sessions', t.http.get('/v1/admin/sessions?limit=0').set(admin));
@@ -280,6 +309,26 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
         .send({ command_ids: [unknownId] }),
     );
 
+    // Every path answers a method it has no operation for with 405 and `Allow` naming the ones it
+    // has, checked against each of its operations' documentation.
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const methods = Object.keys(item);
+      const url = path.replace(/\{[^}]+\}/g, randomUUID());
+      for (const method of ['get', 'post', 'put', 'delete', 'patch'].filter((m) => !methods.includes(m))) {
+        const answer = await t.http[method as 'get'](url).set(admin);
+        expect({ path, method, status: answer.status, allow: answer.headers.allow }).toEqual({
+          path,
+          method,
+          status: 405,
+          allow: methods
+            .flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()]))
+            .sort()
+            .join(', '),
+        });
+        for (const documented of methods) checker.check(`${documented} ${path}`, answer, false);
+      }
+    }
+
     // Health: up, then a node shutting down.
     await send('get /healthz', t.http.get('/healthz'));
     t.app.get(ShutdownState).begin();
@@ -305,6 +354,10 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
       status: 0,
       errors: [],
     });
+  });
+
+  it("passes Spectral's spectral:oas rules without a finding: descriptions, declared tags, contact, valid examples, ...", () => {
+    expect(spectralOasFindings(doc as unknown as Record<string, unknown>)).toEqual([]);
   });
 
   it("gives types (openapi-typescript) that the contract package's wire types are assignable to and from", () => {

@@ -5,6 +5,7 @@ import { IdText } from './id-text.js';
 import { Loading } from './loading.js';
 import { FiguresLegend, LoopConditionText, loopConditions, STALE_AFTER_S } from './loop-condition.js';
 import { ProblemMessage } from './problem-message.js';
+import { groupRefusals, timesText, type RefusalGroup } from './refusal-groups.js';
 import { Instant, UpdatedAgo, useNow } from './time-text.js';
 import { REFRESH_EVERY_MS, useRefresh } from './use-refresh.js';
 import { useResource } from './use-resource.js';
@@ -15,11 +16,7 @@ const SHOWN = 20;
 const REFUSALS_SCANNED = 200;
 
 /** One collision (a command or event id reused for another payload), however often it was refused. */
-interface Collision {
-  /** The newest refusal of it. */
-  readonly refusal: Refusal;
-  readonly times: number;
-}
+type Collision = RefusalGroup;
 
 interface Attention {
   readonly loops: readonly AdminLoop[];
@@ -30,16 +27,11 @@ interface Attention {
 
 /** The collisions among `refusals` (newest first), one per session and id, with how often each was refused. */
 function collisionsOf(refusals: readonly Refusal[]): Collision[] {
-  const byId = new Map<string, { refusal: Refusal; times: number }>();
-  for (const refusal of refusals) {
-    if (refusal.code !== 'idempotency_collision') continue;
-    // A supervisor retrying its reused id is refused each time: one collision, listed once.
-    const key = `${refusal.session_id}/${refusal.command_id ?? ''}/${refusal.event_id ?? ''}`;
-    const seen = byId.get(key);
-    if (seen) seen.times += 1;
-    else byId.set(key, { refusal, times: 1 });
-  }
-  return [...byId.values()];
+  // A supervisor retrying its reused id is refused each time: one collision, listed once.
+  return groupRefusals(
+    refusals.filter((refusal) => refusal.code === 'idempotency_collision'),
+    (refusal) => `${refusal.session_id}/${refusal.command_id ?? ''}/${refusal.event_id ?? ''}`,
+  );
 }
 
 async function attention(api: ProcessNotificationsClient, signal: AbortSignal): Promise<Attention> {
@@ -187,7 +179,7 @@ export function AttentionPanel(props: { api: ProcessNotificationsClient }) {
                       <td>
                         {refusal.loop_id ? <LoopLink sessionId={refusal.session_id} loopId={refusal.loop_id} /> : <IdText id={null} />}
                       </td>
-                      <td class="number">{times === 1 ? 'once' : `${times} times`}</td>
+                      <td class="number">{timesText(times)}</td>
                       <td>
                         <Instant at={refusal.at} />
                       </td>

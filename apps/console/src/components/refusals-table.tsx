@@ -1,20 +1,21 @@
-import type { Refusal } from 'process-notifications-client';
 import { DifferingFields, OriginalText } from './collision-text.js';
 import { CommandLink, LoopLink, SessionLink } from './entity-link.js';
 import { IdText } from './id-text.js';
+import { timesText, type RefusalGroup } from './refusal-groups.js';
 import { Instant } from './time-text.js';
 
 /**
  * Refusals as a table that fits a 1280 px window: ids stacked two to a cell (each in full), a
- * collision's original and differing field names, the command id linking to its search.
+ * collision's original and differing field names, the command id linking to its search. One row
+ * per group of refusals that say the same (a supervisor's retries), with how often.
  */
-export function RefusalsTable(props: { refusals: readonly Refusal[]; caption: string }) {
+export function RefusalsTable(props: { refusals: readonly RefusalGroup[]; caption: string }) {
   return (
     <table class="refusals">
       <caption>{props.caption}</caption>
       <thead>
         <tr>
-          <th scope="col">At and node id</th>
+          <th scope="col">Last at, node id, how often</th>
           <th scope="col">Code and cause</th>
           <th scope="col">Session id and loop id</th>
           <th scope="col">Command id or event id</th>
@@ -22,12 +23,14 @@ export function RefusalsTable(props: { refusals: readonly Refusal[]; caption: st
         </tr>
       </thead>
       <tbody>
-        {props.refusals.map((refusal, i) => (
-          <tr key={`${refusal.at}-${i}`} data-code={refusal.code}>
+        {props.refusals.map(({ refusal, times }, i) => (
+          <tr key={`${refusal.at}-${i}`} data-code={refusal.code} data-times={times}>
             <td>
               <Instant at={refusal.at} />
               <br />
               <span class="label">node</span> <IdText id={refusal.node_id} />
+              <br />
+              <span class="label">refused</span> {timesText(times)}
             </td>
             <td>
               {refusal.code}

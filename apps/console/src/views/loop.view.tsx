@@ -11,6 +11,7 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
+import { LoopStateText } from '../components/loop-state-text.js';
 import { FiguresLegend, LoopConditionText } from '../components/loop-condition.js';
 import { OutcomeText, outcomeOf } from '../components/outcome-text.js';
 import { usePage } from '../components/pager.js';
@@ -26,6 +27,8 @@ type LoopRoute = Extract<ConsoleRoute, { view: 'loop' }>;
 
 interface LoopState {
   readonly loop: Loop;
+  /** Its session is closed: the loop takes no more deliveries, stops or consumes (`409 session_closed`). */
+  readonly sessionClosed: boolean;
   readonly pending: readonly PendingNotification[];
   /** From the admin API; undefined for a session token (then counted from the journal). */
   readonly admin: AdminLoop | undefined;
@@ -99,12 +102,13 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
   const now = useNow();
   const [state, reload] = useResource<LoopState>(
     async (signal) => {
-      const [loop, pending, adminLoop] = await Promise.all([
+      const [loop, pending, adminLoop, session] = await Promise.all([
         api.getLoop(sessionId, loopId, { signal }),
         api.pendingNotifications(sessionId, loopId, { signal }),
         admin ? adminLoopOf(api, props.route, signal) : Promise.resolve(undefined),
+        api.getSession(sessionId, { signal }),
       ]);
-      return { loop, pending: pending.notifications, admin: adminLoop };
+      return { loop, sessionClosed: session.state === 'closed', pending: pending.notifications, admin: adminLoop };
     },
     [api, admin, sessionId, loopId],
   );
@@ -215,7 +219,9 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
             <dl class="counts">
               <div>
                 <dt>State</dt>
-                <dd>{data.loop.state}</dd>
+                <dd>
+                  <LoopStateText state={data.loop.state} sessionClosed={data.sessionClosed} />
+                </dd>
               </div>
               <div>
                 <dt>Engine</dt>
@@ -238,11 +244,16 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
               <span class="label">Condition:</span> <LoopConditionText loop={figures!} now={now} />
             </div>
             <FiguresLegend />
+            {data.sessionClosed && (
+              <p role="status" class="closed-session">
+                Its session is closed: this loop takes no more deliveries, and nothing here can be stopped or consumed any more.
+              </p>
+            )}
             <p class="actions">
               <button
                 type="button"
                 class="danger"
-                disabled={acting || data.loop.state === 'stopped'}
+                disabled={acting || data.sessionClosed || data.loop.state === 'stopped'}
                 onClick={() => setConfirming({ action: 'stop' })}
               >
                 Stop loop
@@ -264,7 +275,11 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
             ) : (
               <>
                 <p class="actions bulk">
-                  <button type="button" disabled={acting} onClick={() => setSelected(new Set(unconsumedRows.map((row) => row.commandId)))}>
+                  <button
+                    type="button"
+                    disabled={acting || data.sessionClosed}
+                    onClick={() => setSelected(new Set(unconsumedRows.map((row) => row.commandId)))}
+                  >
                     Select all {unconsumedRows.length}
                   </button>{' '}
                   <button type="button" disabled={acting || selectedIds.length === 0} onClick={() => setSelected(new Set())}>
@@ -272,7 +287,7 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
                   </button>{' '}
                   <button
                     type="button"
-                    disabled={acting || selectedIds.length === 0}
+                    disabled={acting || data.sessionClosed || selectedIds.length === 0}
                     onClick={() => setConfirming({ action: 'consume-selected', commandIds: selectedIds })}
                   >
                     Consume selected ({selectedIds.length})
@@ -306,6 +321,7 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
                             <input
                               type="checkbox"
                               aria-label={`Select ${row.commandId}`}
+                              disabled={data.sessionClosed}
                               checked={selected.has(row.commandId)}
                               onChange={(event) => toggle(row.commandId, event.currentTarget.checked)}
                             />
@@ -331,7 +347,7 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
                           <td>
                             <button
                               type="button"
-                              disabled={acting}
+                              disabled={acting || data.sessionClosed}
                               aria-label={`Consume ${row.commandId}`}
                               onClick={() => setConfirming({ action: 'consume', commandId: row.commandId })}
                             >

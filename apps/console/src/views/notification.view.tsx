@@ -5,6 +5,7 @@ import { IdText } from '../components/id-text.js';
 import { Loading } from '../components/loading.js';
 import { OutcomeText, outcomeOf } from '../components/outcome-text.js';
 import { ProblemMessage } from '../components/problem-message.js';
+import { groupRefusals } from '../components/refusal-groups.js';
 import { RefusalsTable } from '../components/refusals-table.js';
 import { Instant } from '../components/time-text.js';
 import { useResource } from '../components/use-resource.js';
@@ -51,7 +52,7 @@ export function NotificationView(props: ViewProps & { route: Extract<ConsoleRout
             Not found: no session has journaled a notification with command id <IdText id={commandId} />.
           </p>
           {refusedOnlyRows.length > 0 && (
-            <RefusalsTable refusals={refusedOnlyRows} caption="Refused deliveries with this command id, newest first" />
+            <RefusalsTable refusals={groupRefusals(refusedOnlyRows)} caption="Refused deliveries with this command id, newest first" />
           )}
         </>
       ) : found.status === 'failed' ? (
@@ -98,7 +99,7 @@ export function NotificationView(props: ViewProps & { route: Extract<ConsoleRout
             </tbody>
           </table>
           {found.data!.refusals.length > 0 ? (
-            <RefusalsTable refusals={found.data!.refusals} caption="Refused deliveries with this command id, newest first" />
+            <RefusalsTable refusals={groupRefusals(found.data!.refusals)} caption="Refused deliveries with this command id, newest first" />
           ) : (
             <p>No delivery with this command id was refused (of the refusals kept).</p>
           )}

@@ -6,6 +6,7 @@ import { IdText } from '../components/id-text.js';
 import { Link } from '../components/link.js';
 import { Loading } from '../components/loading.js';
 import { FiguresLegend, LoopConditionText } from '../components/loop-condition.js';
+import { LoopStateText } from '../components/loop-state-text.js';
 import { usePage } from '../components/pager.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { Instant, useNow } from '../components/time-text.js';
@@ -156,7 +157,9 @@ export function SessionView(props: ViewProps & { route: Extract<ConsoleRoute, { 
                         <LoopLink sessionId={sessionId} loopId={loop.loop_id} />
                       </td>
                       <td>{loop.engine}</td>
-                      <td>{loop.state}</td>
+                      <td>
+                        <LoopStateText state={loop.state} sessionClosed={closed} />
+                      </td>
                       {admin && (
                         <td>
                           {adminLoops?.get(loop.loop_id) && <LoopConditionText loop={adminLoops.get(loop.loop_id)!} now={now} short />}
