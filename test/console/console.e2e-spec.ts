@@ -261,87 +261,6 @@ describeBrowser('the web console in a browser', () => {
     expect(rows.map((row) => row[4])).toEqual(['3 times']);
   });
 
-  it('lists a delivery refused the same way three times once on the Refusals view and the search, with how often', async () => {
-    const session = await seedConsole(server.url);
-    const api = client(session);
-    const original = completion(session.sessionId, session.busyLoopId, 'make-once');
-    await api.deliverCompletion(original);
-    for (let i = 0; i < 3; i++)
-      await api.deliverCompletion({ ...original, process_handle: 'make-twice' }, { retry: false }).catch(() => undefined);
-    expect((await admin().refusals({ limit: 1000 })).refusals.filter((r) => r.command_id === original.command_id)).toHaveLength(3);
-
-    const opened = await open('/console/refusals');
-    const page = opened.page;
-    await heading(page, 'Refusals');
-    const rows = (await tableRows(page, /Recent refusals/)).filter((row) => row[3] === `command ${original.command_id}`);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]![0]).toMatch(/refused 3 times$/);
-    expect(rows[0]![4]).toMatch(/^original sequence \d+\ndiffers process_handle$/);
-    // A refusal made once says so.
-    const once = (await tableRows(page, /Recent refusals/)).find((row) => row[3] === `command ${session.refusedByStoppedCommandId}`)!;
-    expect(once[0]).toMatch(/refused once$/);
-
-    await page
-      .getByRole('table', { name: /Recent refusals/ })
-      .getByRole('link', { name: original.command_id })
-      .click();
-    await heading(page, `Command id ${original.command_id}`);
-    const refused = await tableRows(page, /Refused deliveries with this command id/);
-    expect(refused).toHaveLength(1);
-    expect(refused[0]![0]).toMatch(/refused 3 times$/);
-  });
-
-  it('pages a loop of 70 unconsumed notifications 50 rows at a time, and consumes all 70 after one confirmation', async () => {
-    const session = await seedConsole(server.url);
-    const api = client(session);
-    // The full loop holds 3; 67 more, each refused inbox_full and journaled: 70 unconsumed.
-    for (let i = 0; i < 67; i++)
-      await api.deliverCompletion(completion(session.sessionId, session.fullLoopId), { retry: false }).catch(() => undefined);
-    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
-    const page = opened.page;
-    await heading(page, `Loop ${session.fullLoopId}`);
-    await page.getByRole('button', { name: 'Select all 70' }).waitFor();
-    // A page of 50 rows; `Select all 70` takes the other page's too.
-    expect(await unconsumedRows(page)).toHaveLength(50);
-    await page.getByRole('button', { name: 'Select all 70' }).click();
-    await page.getByRole('button', { name: 'Consume selected (70)' }).click();
-    await page.getByRole('dialog', { name: 'Consume 70 notifications?' }).getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('status').filter({ hasText: 'Consumed 70 of 70 selected notifications.' }).waitFor();
-    expect(await page.getByRole('dialog').count()).toBe(0);
-    expect(
-      (await admin().adminLoops({ session_id: session.sessionId })).loops.find((l) => l.loop_id === session.fullLoopId)?.unconsumed,
-    ).toBe(0);
-  });
-
-  it("shows a closed session's loops closed with it, not running, on its page and the loop's, with nothing to stop or consume", async () => {
-    const session = await seedConsole(server.url);
-    await client(session).closeSession(session.sessionId);
-    const opened = await open(`/console/sessions/${session.sessionId}`);
-    const page = opened.page;
-    await heading(page, `Session ${session.sessionId}`);
-    const rows = await tableRows(page, /Loops of this session/);
-    const stateOf = (loopId: string): string | undefined => rows.find((row) => row[0] === loopId)?.[2];
-    expect([session.busyLoopId, session.fullLoopId, session.idleLoopId, session.stoppedLoopId].map(stateOf)).toEqual([
-      'session closed',
-      'session closed',
-      'session closed',
-      'stopped, session closed',
-    ]);
-    expect(rows.filter((row) => row[2] === 'running')).toEqual([]);
-
-    await page.getByRole('link', { name: session.busyLoopId }).click();
-    await heading(page, `Loop ${session.busyLoopId}`);
-    await page
-      .locator('dl.counts div', { hasText: 'State' })
-      .locator('dd', { hasText: /^session closed$/ })
-      .waitFor();
-    await page.getByRole('status').filter({ hasText: 'Its session is closed' }).waitFor();
-    expect(await page.getByRole('button', { name: 'Stop loop' }).isDisabled()).toBe(true);
-    expect(await page.getByRole('button', { name: `Consume ${session.pendingCommandId}` }).isDisabled()).toBe(true);
-    expect(await page.getByRole('button', { name: /^Select all/ }).isDisabled()).toBe(true);
-    await expectAccessible(opened, 'loop of a closed session');
-  });
-
   it('consumes every selected notification of a loop after one confirmation', async () => {
     const session = await seedConsole(server.url);
     const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
@@ -787,6 +706,89 @@ describeBrowser('the web console in a browser', () => {
     expect(refused).toHaveLength(1);
     expect(refused[0]![4]).toBe(`original sequence ${seeded.collidedSequence}\ndiffers process_handle`);
     await expectAccessible(opened, 'search with refusals');
+  });
+
+  // This and the next two add refusals and loops: they come after the tests that look for the
+  // seeded ones on the first page of the newest (the loops list, the recent refusals).
+  it('lists a delivery refused the same way three times once on the Refusals view and the search, with how often', async () => {
+    const session = await seedConsole(server.url);
+    const api = client(session);
+    const original = completion(session.sessionId, session.busyLoopId, 'make-once');
+    await api.deliverCompletion(original);
+    for (let i = 0; i < 3; i++)
+      await api.deliverCompletion({ ...original, process_handle: 'make-twice' }, { retry: false }).catch(() => undefined);
+    expect((await admin().refusals({ limit: 1000 })).refusals.filter((r) => r.command_id === original.command_id)).toHaveLength(3);
+
+    const opened = await open('/console/refusals');
+    const page = opened.page;
+    await heading(page, 'Refusals');
+    const rows = (await tableRows(page, /Recent refusals/)).filter((row) => row[3] === `command ${original.command_id}`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]![0]).toMatch(/refused 3 times$/);
+    expect(rows[0]![4]).toMatch(/^original sequence \d+\ndiffers process_handle$/);
+    // A refusal made once says so.
+    const once = (await tableRows(page, /Recent refusals/)).find((row) => row[3] === `command ${session.refusedByStoppedCommandId}`)!;
+    expect(once[0]).toMatch(/refused once$/);
+
+    await page
+      .getByRole('table', { name: /Recent refusals/ })
+      .getByRole('link', { name: original.command_id })
+      .click();
+    await heading(page, `Command id ${original.command_id}`);
+    const refused = await tableRows(page, /Refused deliveries with this command id/);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]![0]).toMatch(/refused 3 times$/);
+  });
+
+  it('pages a loop of 70 unconsumed notifications 50 rows at a time, and consumes all 70 after one confirmation', async () => {
+    const session = await seedConsole(server.url);
+    const api = client(session);
+    // The full loop holds 3; 67 more, each refused inbox_full and journaled: 70 unconsumed.
+    for (let i = 0; i < 67; i++)
+      await api.deliverCompletion(completion(session.sessionId, session.fullLoopId), { retry: false }).catch(() => undefined);
+    const opened = await open(`/console/sessions/${session.sessionId}/loops/${session.fullLoopId}`);
+    const page = opened.page;
+    await heading(page, `Loop ${session.fullLoopId}`);
+    await page.getByRole('button', { name: 'Select all 70' }).waitFor();
+    // A page of 50 rows; `Select all 70` takes the other page's too.
+    expect(await unconsumedRows(page)).toHaveLength(50);
+    await page.getByRole('button', { name: 'Select all 70' }).click();
+    await page.getByRole('button', { name: 'Consume selected (70)' }).click();
+    await page.getByRole('dialog', { name: 'Consume 70 notifications?' }).getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Consumed 70 of 70 selected notifications.' }).waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(
+      (await admin().adminLoops({ session_id: session.sessionId })).loops.find((l) => l.loop_id === session.fullLoopId)?.unconsumed,
+    ).toBe(0);
+  });
+
+  it("shows a closed session's loops closed with it, not running, on its page and the loop's, with nothing to stop or consume", async () => {
+    const session = await seedConsole(server.url);
+    await client(session).closeSession(session.sessionId);
+    const opened = await open(`/console/sessions/${session.sessionId}`);
+    const page = opened.page;
+    await heading(page, `Session ${session.sessionId}`);
+    const rows = await tableRows(page, /Loops of this session/);
+    const stateOf = (loopId: string): string | undefined => rows.find((row) => row[0] === loopId)?.[2];
+    expect([session.busyLoopId, session.fullLoopId, session.idleLoopId, session.stoppedLoopId].map(stateOf)).toEqual([
+      'session closed',
+      'session closed',
+      'session closed',
+      'stopped, session closed',
+    ]);
+    expect(rows.filter((row) => row[2] === 'running')).toEqual([]);
+
+    await page.getByRole('link', { name: session.busyLoopId }).click();
+    await heading(page, `Loop ${session.busyLoopId}`);
+    await page
+      .locator('dl.counts div', { hasText: 'State' })
+      .locator('dd', { hasText: /^session closed$/ })
+      .waitFor();
+    await page.getByRole('status').filter({ hasText: 'Its session is closed' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Stop loop' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: `Consume ${session.pendingCommandId}` }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: /^Select all/ }).isDisabled()).toBe(true);
+    await expectAccessible(opened, 'loop of a closed session');
   });
 
   it('opens a bookmarked address after sign-in, and forgets the token on sign-out', async () => {

@@ -90,6 +90,29 @@ async function consumeAll(
   return `${parts.join('; ')}.`;
 }
 
+// The loop's figures for its condition: the admin API's when there, else counted from the journal.
+function loopFigures(data: LoopState, history: LoopHistory) {
+  return {
+    state: data.loop.state,
+    capacity: data.loop.capacity,
+    unconsumed: data.admin?.unconsumed ?? history.unconsumed,
+    oldest_unconsumed_at: data.admin ? data.admin.oldest_unconsumed_at : (history.unconsumedNotifications[0]?.createdAt ?? null),
+  };
+}
+
+// What a confirmed action did, in words; throws when it failed.
+async function runAction(api: ProcessNotificationsClient, sessionId: string, loopId: string, what: Confirming): Promise<string> {
+  if (what.action === 'stop') {
+    const loop = await api.stopLoop(sessionId, loopId, { retry: false });
+    return `Loop stopped: its state is ${loop.state}; later deliveries to it answer stopped.`;
+  }
+  if (what.action === 'consume-selected') return consumeAll(api, sessionId, loopId, what.commandIds);
+  const consumption = await api.consume(sessionId, loopId, what.commandId, { retry: false });
+  return consumption.consumed
+    ? `Consumed ${what.commandId} (journal sequence ${consumption.sequence}).`
+    : `${what.commandId} was already consumed (journal sequence ${consumption.sequence}).`;
+}
+
 /**
  * One loop: its counts and condition, its unconsumed notifications (pending, or refused by the
  * loop; each with `Consume`), each process handle's lifecycle, `Stop loop`, and the journal as a
@@ -147,20 +170,8 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
     setActing(true);
     setResult(undefined);
     try {
-      if (what.action === 'stop') {
-        const loop = await api.stopLoop(sessionId, loopId, { retry: false });
-        setResult({ ok: `Loop stopped: its state is ${loop.state}; later deliveries to it answer stopped.` });
-      } else if (what.action === 'consume-selected') {
-        setResult({ ok: await consumeAll(api, sessionId, loopId, what.commandIds) });
-        setSelected(new Set());
-      } else {
-        const consumption = await api.consume(sessionId, loopId, what.commandId, { retry: false });
-        setResult({
-          ok: consumption.consumed
-            ? `Consumed ${what.commandId} (journal sequence ${consumption.sequence}).`
-            : `${what.commandId} was already consumed (journal sequence ${consumption.sequence}).`,
-        });
-      }
+      setResult({ ok: await runAction(api, sessionId, loopId, what) });
+      if (what.action === 'consume-selected') setSelected(new Set());
     } catch (error) {
       setResult({ failed: error });
     } finally {
@@ -192,12 +203,7 @@ export function LoopView(props: ViewProps & { route: LoopRoute }) {
   // Only what is still unconsumed stays selected: a row consumed elsewhere leaves the selection.
   const selectedIds = unconsumedRows.filter((row) => selected.has(row.commandId)).map((row) => row.commandId);
   const unconsumed = data?.admin?.unconsumed ?? history.unconsumed;
-  const figures = data && {
-    state: data.loop.state,
-    capacity: data.loop.capacity,
-    unconsumed,
-    oldest_unconsumed_at: data.admin ? data.admin.oldest_unconsumed_at : (history.unconsumedNotifications[0]?.createdAt ?? null),
-  };
+  const figures = data && loopFigures(data, history);
   return (
     <>
       <p class="breadcrumb">
