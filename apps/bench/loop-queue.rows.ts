@@ -166,6 +166,13 @@ async function scenario(baseUrl: string, adminToken: string, notifications: numb
 type Follower = 'worker' | 'awaited';
 
 /**
+ * Where issue 46's sixteen loops are: one session each (sixteen agents, the issue's scenario), or
+ * all in one session (the same loops, senders and followers: what sixteen sessions must not cost
+ * more than).
+ */
+type Layout = 'agents' | 'one session';
+
+/**
  * Issue 46's scenario: sixteen agents, each a session with one loop, each loop following its
  * completions as docs/agent-loop.md shows ("Following every completion of a loop"): with the
  * page's `LoopWorker` (concurrency 16), or with its by-hand `completions()` loop that awaits each
@@ -173,11 +180,19 @@ type Follower = 'worker' | 'awaited';
  * notification (which so carries its outcome); 64 senders. Drained when every consume answered
  * (for the workers: when close(), which waits for the consumes, resolved).
  */
-async function agentsScenario(baseUrl: string, adminToken: string, notifications: number, follower: Follower): Promise<LoopQueueResult> {
+async function agentsScenario(
+  baseUrl: string,
+  adminToken: string,
+  notifications: number,
+  follower: Follower,
+  layout: Layout,
+): Promise<LoopQueueResult> {
   const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken });
+  const shared = layout === 'one session' ? await admin.createSession() : undefined;
   const agents = await Promise.all(
     Array.from({ length: LOOPS }, async () => {
-      const session = await admin.createSession();
+      // Each agent its own client, as sixteen agents (or sixteen loops of one program) have.
+      const session = shared ?? (await admin.createSession());
       const client = admin.withToken(session.token);
       const loop = await client.openLoop(session.session_id);
       return { client, sessionId: session.session_id, loopId: loop.loop_id };
@@ -291,32 +306,38 @@ async function agentsScenario(baseUrl: string, adminToken: string, notifications
 }
 
 // The measured run, after one unmeasured run on the same server (see WARMUP).
-async function warmedScenario(baseUrl: string, adminToken: string, follower?: Follower): Promise<LoopQueueResult> {
-  const run = (count: number) => (follower ? agentsScenario(baseUrl, adminToken, count, follower) : scenario(baseUrl, adminToken, count));
+async function warmedScenario(
+  baseUrl: string,
+  adminToken: string,
+  follower?: Follower,
+  layout: Layout = 'agents',
+): Promise<LoopQueueResult> {
+  const run = (count: number) =>
+    follower ? agentsScenario(baseUrl, adminToken, count, follower, layout) : scenario(baseUrl, adminToken, count);
   if (WARMUP > 0) await run(WARMUP);
   return run(NOTIFICATIONS);
 }
 
 // The scenario on a fresh SQLite file.
-async function onSqliteFile(adminToken: string, follower?: Follower): Promise<LoopQueueResult> {
+async function onSqliteFile(adminToken: string, follower?: Follower, layout?: Layout): Promise<LoopQueueResult> {
   const dir = mkdtempSync(join(tmpdir(), 'pn-loop-queue-'));
   const server = await startServer(`sqlite:${join(dir, 'journal.db')}`, adminToken);
   try {
-    return await warmedScenario(server.url, adminToken, follower);
+    return await warmedScenario(server.url, adminToken, follower, layout);
   } finally {
     server.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function onPostgres(adminToken: string, follower?: Follower): Promise<LoopQueueResult> {
+async function onPostgres(adminToken: string, follower?: Follower, layout?: Layout): Promise<LoopQueueResult> {
   const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
   const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
   await admin.query(`CREATE SCHEMA ${schema}`);
   const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   const server = await startServer(url, adminToken);
   try {
-    return await warmedScenario(server.url, adminToken, follower);
+    return await warmedScenario(server.url, adminToken, follower, layout);
   } finally {
     server.child.kill('SIGKILL');
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -348,6 +369,11 @@ export function loopQueueRows(): LoopQueueRow[] {
       run: () => onSqliteFile(adminToken, 'awaited'),
     },
     {
+      id: 'loop-queue/agents-one-session-worker/file',
+      database: 'SQLite file',
+      run: () => onSqliteFile(adminToken, 'worker', 'one session'),
+    },
+    {
       id: 'loop-queue/postgres',
       database: 'PostgreSQL',
       run: () => onPostgres(adminToken),
@@ -361,6 +387,11 @@ export function loopQueueRows(): LoopQueueRow[] {
       id: 'loop-queue/agents-awaited/postgres',
       database: 'PostgreSQL',
       run: () => onPostgres(adminToken, 'awaited'),
+    },
+    {
+      id: 'loop-queue/agents-one-session-worker/postgres',
+      database: 'PostgreSQL',
+      run: () => onPostgres(adminToken, 'worker', 'one session'),
     },
   ];
 }
