@@ -164,8 +164,8 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       return hints;
     };
 
-    it('sends one hint per committed batch naming its sessions, and none for a transaction that wrote no record', async () => {
-      const { writer } = await start(2);
+    it('sends one hint per committed batch naming its sessions and the node that sent it, and none for a transaction that wrote no record', async () => {
+      const { writer, leases } = await start(2);
       const a = randomUUID();
       const b = randomUUID();
       await writer.write(() => Promise.resolve());
@@ -176,21 +176,23 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       });
       const received = await hintFor((payload) => payload.includes(a));
       const ours = received.filter((payload) => payload === '' || payload.includes(a) || payload.includes(b));
-      expect(ours).toEqual([`${a},${b}`]);
+      expect(ours).toEqual([`${a},${b},@${leases.nodeId}`]);
     });
 
     it('names the sessions while the list fits in 7,900 characters, and hints "any session" past that', async () => {
-      const { writer } = await start(2);
-      // 213 ids of 36 characters and one of 19, with 213 commas: exactly 7,900 characters.
-      const fits = [...Array.from({ length: 213 }, () => randomUUID()), randomUUID().slice(0, 19)];
-      const tooLong = [...Array.from({ length: 213 }, () => randomUUID()), randomUUID().slice(0, 20)];
+      const { writer, leases } = await start(2);
+      // 212 ids of 36 characters and one of 18, with 212 commas, then `,@` and the node's id (36):
+      // exactly 7,900 characters.
+      const fits = [...Array.from({ length: 212 }, () => randomUUID()), randomUUID().slice(0, 18)];
+      const tooLong = [...Array.from({ length: 212 }, () => randomUUID()), randomUUID().slice(0, 19)];
       const writeAll = (sessions: string[]) =>
         writer.write(async (_store, journal) => {
           for (const sessionId of sessions) await journal.append(draft(sessionId));
         });
       await writeAll(fits);
-      expect(await hintFor((payload) => payload.startsWith(fits[0]!))).toContain(fits.join(','));
-      expect(fits.join(',')).toHaveLength(7_900);
+      const listed = `${fits.join(',')},@${leases.nodeId}`;
+      expect(await hintFor((payload) => payload.startsWith(fits[0]!))).toContain(listed);
+      expect(listed).toHaveLength(7_900);
       const before = hints.length;
       await writeAll(tooLong);
       await hintFor((payload) => payload === '*' && hints.indexOf(payload, before) >= before);

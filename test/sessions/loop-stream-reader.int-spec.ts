@@ -81,6 +81,16 @@ describe('the loop streams of a node, read together', () => {
     await joining;
     await consumeSome();
     await send(15);
+    // Caught up: every stream was given what its loop had after its position (pages of 7, read
+    // one after another, take longer than a fixed pause on a busy machine), or 10 s went by.
+    const missing = (stream: (typeof streams)[number]): number => {
+      const seen = new Set(stream.events.flatMap((event) => (event.kind === 'consumed' ? [] : [event.sequence])));
+      const consumedSeen = new Set(stream.events.flatMap((event) => (event.kind === 'consumed' ? [event.commandId] : [])));
+      return sent
+        .get(stream.loopId)!
+        .filter(({ sequence, commandId }) => sequence > stream.after && !seen.has(sequence) && !consumedSeen.has(commandId)).length;
+    };
+    for (const until = Date.now() + 10_000; Date.now() < until && streams.some((stream) => missing(stream) > 0);) await settle();
     await settle();
 
     for (const stream of streams) {
