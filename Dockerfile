@@ -5,9 +5,13 @@
 
 # Production dependencies only. better-sqlite3 is a native module: built here for this Node when
 # no prebuilt binary can be downloaded, so the compilers stay in this stage.
-# Node 22: not 24 while better-sqlite3 is 12 (docs/development.md#node-versions).
-FROM node:22-slim AS deps
+# Node 24, a supported major (docs/development.md#node-versions). better-sqlite3 12 compiled against
+# Node 24.19's headers or later aborts the process (ObjectWrap's cleanup hook, nodejs/node#65446):
+# npm_config_target makes a compile use 24.18.1's (same ABI, so the binary runs on every 24.x), and
+# a downloaded prebuilt binary be the one for that ABI.
+FROM node:24-slim AS deps
 WORKDIR /app
+ENV npm_config_target=24.18.1
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -24,7 +28,7 @@ RUN npm ci
 COPY . .
 RUN npm run build
 
-FROM node:22-slim
+FROM node:24-slim
 WORKDIR /app
 # package.json files and the production node_modules (a workspace's own too, if npm made one).
 COPY --from=deps /app ./
