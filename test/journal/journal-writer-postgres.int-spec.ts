@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
-import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
+import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/sessions/session-leases.service.js';
 import { AlreadyExistsError } from '../../libs/process-notifications/src/errors/already-exists.error.js';
 import { JournalUnavailableError } from '../../libs/process-notifications/src/errors/journal-unavailable.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
-import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal-draft.interface.js';
+import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal/journal-draft.interface.js';
 import { POSTGRES_URL, connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { latch } from '../support/latch.js';
 import { notificationDraft } from '../support/notification-fixture.js';
-import { managerOf } from '../../libs/process-notifications/src/persistence/store-transaction.js';
+import { managerOf } from '../../libs/process-notifications/src/persistence/transaction/store-transaction.js';
 
 // The journal writer on a real PostgreSQL database (a schema of this file's own): lease fencing
 // per job, the NOTIFY hint of every committed batch, reads on pooled connections with a deadline,

@@ -1,5 +1,5 @@
 import { SessionClosedError } from 'nestjs-process-notifications';
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
 import { createTestApp, notification } from '../support/test-app.js';
 
 // Closing a session races with writes already on their way: a write that passed its entry check

@@ -13,15 +13,15 @@ import { NotifyProcessCompletionCommand } from './commands/notify-process-comple
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter, type JournalCommit } from './persistence/journal-writer.service.js';
+import { JournalWriter, type JournalCommit } from './persistence/journal/journal-writer.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './persistence/session-leases.service.js';
+import { SessionLeases } from './persistence/sessions/session-leases.service.js';
 import { SessionOwnership, type SessionOwner } from './cluster/session-ownership.service.js';
-import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
+import { ProcessOutcomes } from './persistence/outcomes/process-outcomes.service.js';
 import type { ProcessOutcome } from './model/process-outcome.interface.js';
 import {
   loopEventView,

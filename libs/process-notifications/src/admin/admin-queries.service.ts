@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AdminReads } from '../persistence/admin-reads.service.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
-import { ProcessOutcomes } from '../persistence/process-outcomes.service.js';
+import { AdminReads } from '../persistence/admin-reads/admin-reads.service.js';
+import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { ProcessOutcomes } from '../persistence/outcomes/process-outcomes.service.js';
 import { CommandNotJournaledError } from '../errors/command-not-journaled.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';

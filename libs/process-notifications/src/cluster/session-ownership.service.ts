@@ -4,11 +4,11 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { Loops } from '../loops/loops.service.js';
-import type { SessionEntity } from '../persistence/session.entity.js';
+import type { SessionEntity } from '../persistence/sessions/session.entity.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
+import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
 
 // How long a request for another node's session waits on the database before it is forwarded
 // to the owner the database named last.

@@ -5,12 +5,12 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 import type { Subscription } from 'rxjs';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../../../../test/support/postgres.js';
-import { dataSourceOptionsFromUrl } from '../persistence/data-source-options.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
-import type { JournalDraft } from '../persistence/journal-draft.interface.js';
+import { dataSourceOptionsFromUrl } from '../persistence/connection/data-source-options.js';
+import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
+import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import type { JournalDraft } from '../persistence/journal/journal-draft.interface.js';
 import { JournalFeed } from './journal-feed.service.js';
-import { JournalNotifyListener } from '../persistence/journal-notify-listener.js';
+import { JournalNotifyListener } from '../persistence/journal/journal-notify-listener.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
 
 // The journal feed with the real writer and journal: on SQLite (this process's commits only) and

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
-import type { JournalWriter } from '../persistence/journal-writer.service.js';
+import type { JournalWriter } from '../persistence/journal/journal-writer.service.js';
 import { JournalRetention } from './journal-retention.service.js';
 
 const HOUR_MS = 60 * 60 * 1000;

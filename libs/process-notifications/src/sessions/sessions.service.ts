@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { SessionEntity } from '../persistence/session.entity.js';
-import { SessionRows } from '../persistence/session-rows.js';
+import type { SessionEntity } from '../persistence/sessions/session.entity.js';
+import { SessionRows } from '../persistence/sessions/session-rows.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { SessionClosedError } from '../errors/session-closed.error.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
+import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
+import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
 
 function hashToken(token: string): string {

@@ -1,6 +1,6 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from '../../events/process-notification-accepted.event.js';
-import { JournalWriter } from '../../persistence/journal-writer.service.js';
+import { JournalWriter } from '../../persistence/journal/journal-writer.service.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';
 import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';

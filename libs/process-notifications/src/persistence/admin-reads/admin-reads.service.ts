@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { PN_CONNECTION } from '../constants.js';
-import { CONSUMED_KIND } from './journal-record.entity.js';
-import { JournalWriter } from './journal-writer.service.js';
-import { managerOf } from './store-transaction.js';
+import { PN_CONNECTION } from '../../constants.js';
+import { CONSUMED_KIND } from '../journal/journal-record.entity.js';
+import { JournalWriter } from '../journal/journal-writer.service.js';
+import { managerOf } from '../transaction/store-transaction.js';
 
 type Row = Record<string, unknown>;
 

@@ -1,20 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { JournalRecordEntity } from './journal-record.entity.js';
-import { LoopEntity } from './loop.entity.js';
-import { SessionEntity } from './session.entity.js';
-import { InitialSchema1764450000000 } from './migrations/1764450000000-initial-schema.migration.js';
-import { SessionLeases1764800000000 } from './migrations/1764800000000-session-leases.migration.js';
-import { ConsumedIndex1764900000000 } from './migrations/1764900000000-consumed-index.migration.js';
-import { ProcessOutcomes1765000000000 } from './migrations/1765000000000-process-outcomes.migration.js';
-import { ProcessOutcomeEntity } from './process-outcome.entity.js';
-import { AdminCounts1765100000000 } from './migrations/1765100000000-admin-counts.migration.js';
-import { SessionSequenceIndex1765100000500 } from './migrations/1765100000500-session-sequence-index.migration.js';
-import { SessionClosing1765200000000 } from './migrations/1765200000000-session-closing.migration.js';
-import { Refusals1765200000700 } from './migrations/1765200000700-refusals.migration.js';
-import { LoopSequenceIndex1765300000000 } from './migrations/1765300000000-loop-sequence-index.migration.js';
-import { OutcomeSignal1765400000000 } from './migrations/1765400000000-outcome-signal.migration.js';
+import { JournalRecordEntity } from '../journal/journal-record.entity.js';
+import { LoopEntity } from '../sessions/loop.entity.js';
+import { SessionEntity } from '../sessions/session.entity.js';
+import { InitialSchema1764450000000 } from '../migrations/1764450000000-initial-schema.migration.js';
+import { SessionLeases1764800000000 } from '../migrations/1764800000000-session-leases.migration.js';
+import { ConsumedIndex1764900000000 } from '../migrations/1764900000000-consumed-index.migration.js';
+import { ProcessOutcomes1765000000000 } from '../migrations/1765000000000-process-outcomes.migration.js';
+import { ProcessOutcomeEntity } from '../outcomes/process-outcome.entity.js';
+import { AdminCounts1765100000000 } from '../migrations/1765100000000-admin-counts.migration.js';
+import { SessionSequenceIndex1765100000500 } from '../migrations/1765100000500-session-sequence-index.migration.js';
+import { SessionClosing1765200000000 } from '../migrations/1765200000000-session-closing.migration.js';
+import { Refusals1765200000700 } from '../migrations/1765200000700-refusals.migration.js';
+import { LoopSequenceIndex1765300000000 } from '../migrations/1765300000000-loop-sequence-index.migration.js';
+import { OutcomeSignal1765400000000 } from '../migrations/1765400000000-outcome-signal.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import type { StoreOwnership } from './store-dialect.js';
-import { storeDialectOf } from './store-dialects.js';
+import type { StoreOwnership } from '../dialects/store-dialect.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 /**
  * A data source that owns its database while it is initialized, where one process must own it (a

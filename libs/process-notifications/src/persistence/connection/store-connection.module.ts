@@ -1,13 +1,13 @@
 import { Logger, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PN_CONNECTION } from '../constants.js';
-import { PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
-import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
+import { PN_CONNECTION } from '../../constants.js';
+import { PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
-import { runMigrationsExclusively } from './migration-lock.js';
+import { runMigrationsExclusively } from '../migrations/migration-lock.js';
 import { OwnedDataSource } from './owned-data-source.js';
-import { SchemaNewerThanCodeError } from './schema-newer-than-code.error.js';
-import { SqliteFileInUseError } from './sqlite-file-in-use.error.js';
+import { SchemaNewerThanCodeError } from '../migrations/schema-newer-than-code.error.js';
+import { SqliteFileInUseError } from '../dialects/sqlite-file-in-use.error.js';
 
 /**
  * The library's named connection (`PN_CONNECTION`) to the database of the options' `databaseUrl`,

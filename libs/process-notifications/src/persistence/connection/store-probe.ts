@@ -1,7 +1,7 @@
 import { dataSourceOptionsFromUrl } from './data-source-options.js';
-import { runMigrationsExclusively } from './migration-lock.js';
+import { runMigrationsExclusively } from '../migrations/migration-lock.js';
 import { OwnedDataSource } from './owned-data-source.js';
-import { storeDialectOf } from './store-dialects.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 /** Runs one named step of {@link probeStore}: the caller may bound it (a deadline) or run it as it is. */
 export type StoreProbeStep = <T>(what: string, work: Promise<T>) => Promise<T>;

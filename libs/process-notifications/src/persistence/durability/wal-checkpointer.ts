@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
-import type { StoreWal } from './store-dialect.js';
+import type { StoreWal } from '../dialects/store-dialect.js';
 
 // How often, at most, the WAL is checkpointed while commits come: a checkpoint copies the pages
 // the commits since the last one changed, each once however often it was written meanwhile.

@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
-import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import { SessionLeases } from './session-leases.service.js';
-import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
+import { SessionLeases } from '../sessions/session-leases.service.js';
+import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
-import { latch } from '../../../../test/support/latch.js';
-import { managerOf } from './store-transaction.js';
+import { latch } from '../../../../../test/support/latch.js';
+import { managerOf } from '../transaction/store-transaction.js';
 
 // What a rotation or a close changes in memory follows its commit (JournalTransaction.afterCommit):
 // at the commit, even for a caller that was answered at its deadline meanwhile (the token must

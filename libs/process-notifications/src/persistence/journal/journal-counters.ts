@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import { storeDialectOf } from './store-dialects.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 /** What one transaction's records change of one loop's counts. */
 interface LoopChange {

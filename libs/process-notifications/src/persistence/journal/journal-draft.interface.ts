@@ -1,4 +1,4 @@
-import type { JournalKind } from '../vocabulary/process-vocabulary.js';
+import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 
 /** A record to append. `payload` must already be in its canonical key order. */

@@ -3,13 +3,13 @@ import { Logger } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalDraft } from './journal-draft.interface.js';
-import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
-import { SessionLeases } from './session-leases.service.js';
-import { notificationDraft } from '../../../../test/support/notification-fixture.js';
-import { tempDir } from '../../../../test/durability/support/temp-dir.js';
+import { SessionLeases } from '../sessions/session-leases.service.js';
+import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
+import { tempDir } from '../../../../../test/durability/support/temp-dir.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { JournalDraft } from './journal-draft.interface.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import type { StoreDialect } from './store-dialect.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
 
 /** Appends a draft inside the probe's transaction, as the writer does. */
 export type ProbeAppend = (manager: EntityManager, draft: JournalDraft) => Promise<{ written: readonly JournalRecordEntity[] }>;

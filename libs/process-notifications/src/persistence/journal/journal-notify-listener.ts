@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Subject } from 'rxjs';
 import type { DataSource } from 'typeorm';
-import { PN_CONNECTION } from '../constants.js';
+import { PN_CONNECTION } from '../../constants.js';
 import { ANY_SESSION, JOURNAL_CHANNEL } from './journal-commit-hint.js';
 
 // What the listener needs of a node-postgres client.

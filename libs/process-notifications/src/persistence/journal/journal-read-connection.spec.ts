@@ -4,18 +4,18 @@ import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { AlreadyExistsError } from '../errors/already-exists.error.js';
-import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { AlreadyExistsError } from '../../errors/already-exists.error.js';
+import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalDraft } from './journal-draft.interface.js';
-import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
-import { LoopEntity } from './loop.entity.js';
-import { SessionEntity } from './session.entity.js';
-import { SessionLeases } from './session-leases.service.js';
-import { notificationDraft } from '../../../../test/support/notification-fixture.js';
-import { latch } from '../../../../test/support/latch.js';
-import { countEventLoopTurns } from '../../../../test/support/event-loop-turns.js';
-import { managerOf } from './store-transaction.js';
+import { LoopEntity } from '../sessions/loop.entity.js';
+import { SessionEntity } from '../sessions/session.entity.js';
+import { SessionLeases } from '../sessions/session-leases.service.js';
+import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
+import { latch } from '../../../../../test/support/latch.js';
+import { countEventLoopTurns } from '../../../../../test/support/event-loop-turns.js';
+import { managerOf } from '../transaction/store-transaction.js';
 
 const draft = (sessionId: string, loopId: string, idempotencyId?: string): JournalDraft =>
   notificationDraft({ sessionId, loopId, idempotencyId });

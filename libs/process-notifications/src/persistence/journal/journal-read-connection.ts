@@ -1,10 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { DataSource as TypeOrmDataSource } from 'typeorm';
-import { storeDialectOf } from './store-dialects.js';
-import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
-import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
-import type { JournalDurability } from './journal-durability.js';
-import type { SqliteConnection } from './store-connection.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
+import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
+import type { JournalDurability } from '../durability/journal-durability.js';
+import type { SqliteConnection } from '../dialects/store-connection.js';
 
 // The longest one event loop turn spends on reads back to back (see inTurn).
 const READ_TURN_MS = 5;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { JournalKind } from '../vocabulary/process-vocabulary.js';
+import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
 
 /** Kind of the record that marks a notification consumed (its index below is partial on it). */
 export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKind;

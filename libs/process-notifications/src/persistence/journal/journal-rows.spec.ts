@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
-import { JOURNAL_KINDS } from '../vocabulary/process-vocabulary.js';
-import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { JOURNAL_KINDS } from '../../vocabulary/process-vocabulary.js';
+import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { JournalRows } from './journal-rows.js';
-import { driverErrorOf } from './store-failure.js';
+import { driverErrorOf } from '../dialects/store-failure.js';
 
 type Draft = Omit<JournalRecordEntity, 'sequence'>;
 type Operation = { insert: Omit<Draft, 'sessionId'> } | { find: string };

@@ -1,10 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
-import { LIFECYCLE_KINDS, type JournalKind } from '../vocabulary/process-vocabulary.js';
+import { LIFECYCLE_KINDS, type JournalKind } from '../../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
-import type { SqliteConnection, SqliteStatement } from './store-connection.js';
-import type { StoreDialect } from './store-dialect.js';
-import { storeDialectOf } from './store-dialects.js';
+import type { SqliteConnection, SqliteStatement } from '../dialects/store-connection.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.

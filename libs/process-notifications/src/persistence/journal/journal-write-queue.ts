@@ -2,10 +2,10 @@ import type { JournalDraft } from './journal-draft.interface.js';
 import type { LoggerService } from '@nestjs/common';
 import { context, trace, type SpanContext } from '@opentelemetry/api';
 import type { EntityManager } from 'typeorm';
-import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
-import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
+import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import type { Fence } from './journal-fencing.js';
+import type { Fence } from '../sessions/journal-fencing.js';
 
 /**
  * What one unit of work produced. `refused`: this job alone is answered with a domain error

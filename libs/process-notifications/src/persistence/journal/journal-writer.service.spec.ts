@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from './data-source-options.js';
-import { AlreadyExistsError } from '../errors/already-exists.error.js';
-import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
-import { JournalUnavailableError } from '../errors/journal-unavailable.error.js';
+import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
+import { AlreadyExistsError } from '../../errors/already-exists.error.js';
+import { IdempotencyCollisionError } from '../../errors/idempotency-collision.error.js';
+import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from './session-leases.service.js';
-import { notificationDraft } from '../../../../test/support/notification-fixture.js';
-import { managerOf } from './store-transaction.js';
+import { SessionLeases } from '../sessions/session-leases.service.js';
+import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
+import { managerOf } from '../transaction/store-transaction.js';
 
 const SESSION = randomUUID();
 const LOOP = randomUUID();

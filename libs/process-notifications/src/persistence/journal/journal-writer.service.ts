@@ -3,32 +3,32 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { hash } from 'node:crypto';
 import { Subject } from 'rxjs';
 import { DataSource, MoreThan, type EntityManager } from 'typeorm';
-import { PN_CONNECTION } from '../constants.js';
-import { PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
-import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
-import { IdempotencyCollisionError } from '../errors/idempotency-collision.error.js';
-import { SessionClosedError } from '../errors/session-closed.error.js';
+import { PN_CONNECTION } from '../../constants.js';
+import { PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
+import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
+import { IdempotencyCollisionError } from '../../errors/idempotency-collision.error.js';
+import { SessionClosedError } from '../../errors/session-closed.error.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
-import { JournalOutage } from './journal-outage.js';
+import { JournalOutage } from '../durability/journal-outage.js';
 import { CONSUMED_KIND, JournalRecordEntity } from './journal-record.entity.js';
-import { LoopEntity } from './loop.entity.js';
-import { SessionEntity } from './session.entity.js';
+import { LoopEntity } from '../sessions/loop.entity.js';
+import { SessionEntity } from '../sessions/session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
-import { SessionRows } from './session-rows.js';
-import { SessionLeases } from './session-leases.service.js';
+import { SessionRows } from '../sessions/session-rows.js';
+import { SessionLeases } from '../sessions/session-leases.service.js';
 import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
-import { JournalTransactionRunner } from './journal-transaction-runner.js';
+import { JournalTransactionRunner } from '../transaction/journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';
-import { JournalDurability } from './journal-durability.js';
-import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.js';
+import { JournalDurability } from '../durability/journal-durability.js';
+import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from '../durability/wal-checkpointer.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
-import { JournalFencing, type Fence } from './journal-fencing.js';
+import { JournalFencing, type Fence } from '../sessions/journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
-import { inCommitSpan } from '../tracing/commit-span.js';
-import { isServerError } from './store-failure.js';
-import { storeDialectOf } from './store-dialects.js';
+import { inCommitSpan } from '../../tracing/commit-span.js';
+import { isServerError } from '../dialects/store-failure.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import {
@@ -40,7 +40,7 @@ import {
   type LoopStreamStart,
   type SessionLoopStreamPage,
 } from './loop-stream-rows.js';
-import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
+import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
 
 /** One committed transaction of the writer. */
 export interface JournalCommit {

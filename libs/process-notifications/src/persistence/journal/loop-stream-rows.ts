@@ -1,8 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
-import { storeDialectOf } from './store-dialects.js';
-import type { ProcessOutcomeEntity } from './process-outcome.entity.js';
-import { OUTCOME_KINDS } from '../vocabulary/process-vocabulary.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+import type { ProcessOutcomeEntity } from '../outcomes/process-outcome.entity.js';
+import { OUTCOME_KINDS } from '../../vocabulary/process-vocabulary.js';
 
 /** An outcome as the stream reads it (the `pn_process_outcomes` row, without its session). */
 export type LoopStreamOutcome = Omit<ProcessOutcomeEntity, 'sessionId'>;

@@ -1,6 +1,6 @@
 import { MigrationExecutor, type DataSource, type Migration } from 'typeorm';
 import { SchemaNewerThanCodeError } from './schema-newer-than-code.error.js';
-import { storeDialectOf } from './store-dialects.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 // Each try is a short statement (the connection's statement_timeout is a few seconds), repeated
 // until the other process is done or this long has passed.

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { OutcomeKind } from '../vocabulary/process-vocabulary.js';
+import type { OutcomeKind } from '../../vocabulary/process-vocabulary.js';
 
 /**
  * The outcome of a command (migration 1765000000000): one row per (session, command id), written

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { managerOf, type StoreTransaction } from './store-transaction.js';
-import { JournalWriter } from './journal-writer.service.js';
-import type { ProcessLifecycleRecord } from '../model/process-lifecycle-record.interface.js';
-import { OUTCOME_KINDS, type OutcomeKind } from '../vocabulary/process-vocabulary.js';
+import { managerOf, type StoreTransaction } from '../transaction/store-transaction.js';
+import { JournalWriter } from '../journal/journal-writer.service.js';
+import type { ProcessLifecycleRecord } from '../../model/process-lifecycle-record.interface.js';
+import { OUTCOME_KINDS, type OutcomeKind } from '../../vocabulary/process-vocabulary.js';
 import { ProcessOutcomeEntity } from './process-outcome.entity.js';
-import type { ProcessOutcome } from '../model/process-outcome.interface.js';
+import type { ProcessOutcome } from '../../model/process-outcome.interface.js';
 
 // Most ids looked up by key in one statement, well under every driver's bound-parameter limit.
 const LOOKUP_LIMIT = 500;

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { PN_CONNECTION } from '../constants.js';
-import { SessionLeases } from './session-leases.service.js';
-import { JournalWriter } from './journal-writer.service.js';
-import { managerOf } from './store-transaction.js';
+import { PN_CONNECTION } from '../../constants.js';
+import { SessionLeases } from '../sessions/session-leases.service.js';
+import { JournalWriter } from '../journal/journal-writer.service.js';
+import { managerOf } from '../transaction/store-transaction.js';
 
 /**
  * How many refusals the database keeps, cluster-wide: the newest ones. Every write prunes the

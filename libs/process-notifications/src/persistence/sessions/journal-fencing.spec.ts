@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { SessionLeases } from './session-leases.service.js';
-import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
-import { dataSourceOptionsFromUrl } from './data-source-options.js';
+import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';
+import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalFencing } from './journal-fencing.js';
 
 // Which lease a unit of work is queued with. The check inside the transaction (the lease row

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { SessionLeases } from './session-leases.service.js';
-import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
+import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';
 
 /** The session whose lease a job's transaction must still hold, at the epoch it was queued with. */
 export interface Fence {

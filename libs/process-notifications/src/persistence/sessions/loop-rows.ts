@@ -1,6 +1,6 @@
 import { LoopEntity } from './loop.entity.js';
-import { managerOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
-import type { LoopEngine } from '../vocabulary/process-vocabulary.js';
+import { managerOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
+import type { LoopEngine } from '../../vocabulary/process-vocabulary.js';
 
 /** The statements on loops' rows, inside the journal writer's transactions (`JournalWriter.write`). */
 export class LoopRows {

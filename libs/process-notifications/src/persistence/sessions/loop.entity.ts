@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { LoopEngine, LoopState } from '../vocabulary/process-vocabulary.js';
+import type { LoopEngine, LoopState } from '../../vocabulary/process-vocabulary.js';
 
 /** A persisted loop, so a restarted process knows which loops run and which are stopped. */
 @Entity({ name: 'pn_loops' })

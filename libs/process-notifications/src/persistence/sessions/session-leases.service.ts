@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Subject } from 'rxjs';
 import { v4 as uuidv4 } from 'uuid';
 import type { DataSource, EntityManager } from 'typeorm';
-import { PN_CONNECTION } from '../constants.js';
-import { SessionNotFoundError } from '../errors/session-not-found.error.js';
-import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
-import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { storeDialectOf } from './store-dialects.js';
+import { PN_CONNECTION } from '../../constants.js';
+import { SessionNotFoundError } from '../../errors/session-not-found.error.js';
+import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
+import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 // What the heartbeat needs of a node-postgres pooled client.
 interface PooledClient {

@@ -1,6 +1,6 @@
 import { IsNull } from 'typeorm';
 import { SessionEntity } from './session.entity.js';
-import { managerOf, type StoreReader, type StoreTransaction } from './store-transaction.js';
+import { managerOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
 
 /**
  * The statements on sessions' rows, inside the journal writer's transactions (`JournalWriter.write`,

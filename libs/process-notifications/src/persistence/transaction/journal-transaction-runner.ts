@@ -1,9 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { isServerError, isStoreFailure } from './store-failure.js';
-import type { StoreDialect } from './store-dialect.js';
-import { storeDialectOf } from './store-dialects.js';
-import type { JournalDurability } from './journal-durability.js';
+import { isServerError, isStoreFailure } from '../dialects/store-failure.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+import type { JournalDurability } from '../durability/journal-durability.js';
 
 /** What one transaction answered: the body's value once committed, or why nothing counts. */
 export type TransactionResult<T> = { value: T; seconds: number } | { error: unknown; retryAlone: boolean };
