@@ -33,7 +33,7 @@ export default {
     'libs/process-notifications/src/persistence/transaction/journal-transaction-runner.ts',
     'libs/process-notifications/src/persistence/journal/journal-read-connection.ts',
     'libs/process-notifications/src/persistence/journal/journal-health-probe.ts',
-    'libs/process-notifications/src/persistence/sessions/journal-fencing.ts',
+    'libs/process-notifications/src/persistence/leases/journal-fencing.ts',
     'libs/process-notifications/src/persistence/journal/journal-commit-hint.ts',
     'libs/process-notifications/src/persistence/journal/journal-rows.ts',
     'libs/process-notifications/src/persistence/durability/journal-outage.ts',

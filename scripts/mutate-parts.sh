@@ -19,7 +19,7 @@ declare -A PARTS=(
   [loop]="$L/loops/process-loop.ts"
   [journal]="$L/journal/**/*.ts,!$L/journal/**/*.spec.ts"
   [database]="$L/persistence/journal/journal-rows.ts,$L/persistence/durability/journal-outage.ts,$L/persistence/dialects/store-failure.ts"
-  [writer]="$L/persistence/journal/journal-writer.service.ts,$L/persistence/journal/journal-write-queue.ts,$L/persistence/transaction/journal-transaction-runner.ts,$L/persistence/journal/journal-read-connection.ts,$L/persistence/journal/journal-health-probe.ts,$L/persistence/sessions/journal-fencing.ts,$L/persistence/journal/journal-commit-hint.ts"
+  [writer]="$L/persistence/journal/journal-writer.service.ts,$L/persistence/journal/journal-write-queue.ts,$L/persistence/transaction/journal-transaction-runner.ts,$L/persistence/journal/journal-read-connection.ts,$L/persistence/journal/journal-health-probe.ts,$L/persistence/leases/journal-fencing.ts,$L/persistence/journal/journal-commit-hint.ts"
 )
 ORDER=(http validation commands loop journal database writer)
 
@@ -45,7 +45,7 @@ declare -A AFTER_TESTS=(
   [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts,$L/journal/journal-feed.service.spec.ts"
   [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts,$N/dispatch-session-moved.int-spec.ts,$N/notification-consumption.int-spec.ts"
   [validation]="$L/validation/validation-messages.spec.ts"
-  [writer]="$L/persistence/journal/journal-write-queue.spec.ts,$L/persistence/journal/journal-read-connection.spec.ts,$L/persistence/transaction/journal-transaction-runner.spec.ts,$L/persistence/journal/journal-health-probe.spec.ts,$L/persistence/sessions/journal-fencing.spec.ts,$L/persistence/journal/journal-commit-hint.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
+  [writer]="$L/persistence/journal/journal-write-queue.spec.ts,$L/persistence/journal/journal-read-connection.spec.ts,$L/persistence/transaction/journal-transaction-runner.spec.ts,$L/persistence/journal/journal-health-probe.spec.ts,$L/persistence/leases/journal-fencing.spec.ts,$L/persistence/journal/journal-commit-hint.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
 )
 
 extra=()

@@ -3,7 +3,7 @@ import { ProcessNotificationsClient, type LoopEvent } from 'process-notification
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../libs/process-notifications/src/constants.js';
 import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/durability/journal-durability.js';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { ADMIN_TOKEN, createHttpTestApp, notification, type HttpTestApp } from '../e2e/support/http-test-app.js';

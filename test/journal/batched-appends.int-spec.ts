@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
 import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { IdempotencyCollisionError } from '../../libs/process-notifications/src/errors/idempotency-collision.error.js';
 import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal/journal-draft.interface.js';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
 import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { AlreadyExistsError } from '../../libs/process-notifications/src/errors/already-exists.error.js';
 import { JournalUnavailableError } from '../../libs/process-notifications/src/errors/journal-unavailable.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';

@@ -12,7 +12,7 @@ import { LoopRows } from '../../libs/process-notifications/src/persistence/sessi
 import { runMigrationsExclusively } from '../../libs/process-notifications/src/persistence/migrations/migration-lock.js';
 import { ProcessOutcomes } from '../../libs/process-notifications/src/persistence/outcomes/process-outcomes.service.js';
 import { RefusalStore, type RefusalRow } from '../../libs/process-notifications/src/persistence/refusals/refusal-store.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { SessionRows } from '../../libs/process-notifications/src/persistence/sessions/session-rows.js';
 import { storeDialectOf } from '../../libs/process-notifications/src/persistence/dialects/store-dialects.js';
 import { managerOf } from '../../libs/process-notifications/src/persistence/transaction/store-transaction.js';

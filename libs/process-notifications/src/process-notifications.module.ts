@@ -23,7 +23,7 @@ import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
 import { JournalNotifyListener } from './persistence/journal/journal-notify-listener.js';
-import { SessionLeases } from './persistence/sessions/session-leases.service.js';
+import { SessionLeases } from './persistence/leases/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
 import { ProcessOutcomes } from './persistence/outcomes/process-outcomes.service.js';
 import { RefusalStore } from './persistence/refusals/refusal-store.service.js';

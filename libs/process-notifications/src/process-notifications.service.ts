@@ -19,7 +19,7 @@ import type { PendingProcessNotification } from './model/pending-process-notific
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './persistence/sessions/session-leases.service.js';
+import { SessionLeases } from './persistence/leases/session-leases.service.js';
 import { SessionOwnership, type SessionOwner } from './cluster/session-ownership.service.js';
 import { ProcessOutcomes } from './persistence/outcomes/process-outcomes.service.js';
 import type { ProcessOutcome } from './model/process-outcome.interface.js';

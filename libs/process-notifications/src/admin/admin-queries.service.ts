@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AdminReads } from '../persistence/admin-reads/admin-reads.service.js';
-import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { ProcessOutcomes } from '../persistence/outcomes/process-outcomes.service.js';
 import { CommandNotJournaledError } from '../errors/command-not-journaled.error.js';
 import { ValidationError } from '../errors/validation.error.js';

@@ -8,7 +8,7 @@ import type { SessionEntity } from '../persistence/sessions/session.entity.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 
 // How long a request for another node's session waits on the database before it is forwarded
 // to the owner the database named last.

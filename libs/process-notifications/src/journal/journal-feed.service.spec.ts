@@ -7,7 +7,7 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../../../../test/support/postgres.js';
 import { dataSourceOptionsFromUrl } from '../persistence/connection/data-source-options.js';
 import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
-import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import type { JournalDraft } from '../persistence/journal/journal-draft.interface.js';
 import { JournalFeed } from './journal-feed.service.js';
 import { JournalNotifyListener } from '../persistence/journal/journal-notify-listener.js';

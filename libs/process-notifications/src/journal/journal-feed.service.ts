@@ -3,7 +3,7 @@ import { filter, interval, map, merge, mergeMap, type Observable } from 'rxjs';
 import { ANY_SESSION } from '../persistence/journal/journal-commit-hint.js';
 import { JournalNotifyListener } from '../persistence/journal/journal-notify-listener.js';
 import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
-import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 
 // While the LISTEN connection is down, readers re-read this often instead.
 const POLL_MS = 1_000;

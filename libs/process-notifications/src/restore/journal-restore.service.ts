@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
 import type { LoopStopRow, PendingRow } from '../persistence/journal/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
-import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import type { ProcessCompletionNotification } from '../model/process-completion-notification.interface.js';
 

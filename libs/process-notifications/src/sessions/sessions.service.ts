@@ -10,7 +10,7 @@ import { JournalWriter } from '../persistence/journal/journal-writer.service.js'
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../persistence/sessions/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
 
 function hashToken(token: string): string {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
 import { latch } from '../../../../../test/support/latch.js';

@@ -7,7 +7,7 @@ import { JournalUnavailableError } from '../../errors/journal-unavailable.error.
 import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 import { tempDir } from '../../../../../test/durability/support/temp-dir.js';
 

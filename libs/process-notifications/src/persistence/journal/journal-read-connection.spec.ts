@@ -11,7 +11,7 @@ import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
 import { LoopEntity } from '../sessions/loop.entity.js';
 import { SessionEntity } from '../sessions/session.entity.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 import { latch } from '../../../../../test/support/latch.js';
 import { countEventLoopTurns } from '../../../../../test/support/event-loop-turns.js';

@@ -6,7 +6,7 @@ import { JournalUnavailableError } from '../../errors/journal-unavailable.error.
 import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { latch } from '../../../../../test/support/latch.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 import { managerOf } from '../transaction/store-transaction.js';

@@ -5,7 +5,7 @@ import type { EntityManager } from 'typeorm';
 import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import type { Fence } from '../sessions/journal-fencing.js';
+import type { Fence } from '../leases/journal-fencing.js';
 
 /**
  * What one unit of work produced. `refused`: this job alone is answered with a domain error

@@ -7,7 +7,7 @@ import { JournalUnavailableError } from '../../errors/journal-unavailable.error.
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 import { managerOf } from '../transaction/store-transaction.js';
 

@@ -16,14 +16,14 @@ import { LoopEntity } from '../sessions/loop.entity.js';
 import { SessionEntity } from '../sessions/session.entity.js';
 import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
 import { SessionRows } from '../sessions/session-rows.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
 import { JournalTransactionRunner } from '../transaction/journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';
 import { JournalDurability } from '../durability/journal-durability.js';
 import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from '../durability/wal-checkpointer.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
-import { JournalFencing, type Fence } from '../sessions/journal-fencing.js';
+import { JournalFencing, type Fence } from '../leases/journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { inCommitSpan } from '../../tracing/commit-span.js';
@@ -39,7 +39,7 @@ import {
   type LoopStreamRangesPage,
   type LoopStreamStart,
   type SessionLoopStreamPage,
-} from './loop-stream-rows.js';
+} from '../pages/loop-stream-rows.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
 
 /** One committed transaction of the writer. */

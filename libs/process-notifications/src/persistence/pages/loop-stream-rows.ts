@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CONSUMED_KIND } from './journal-record.entity.js';
+import { CONSUMED_KIND } from '../journal/journal-record.entity.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import type { ProcessOutcomeEntity } from '../outcomes/process-outcome.entity.js';
 import { OUTCOME_KINDS } from '../../vocabulary/process-vocabulary.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { managerOf } from '../transaction/store-transaction.js';
 

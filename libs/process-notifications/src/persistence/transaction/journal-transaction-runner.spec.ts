@@ -8,7 +8,7 @@ import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import type { JournalRecordEntity } from '../journal/journal-record.entity.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
-import { SessionLeases } from '../sessions/session-leases.service.js';
+import { SessionLeases } from '../leases/session-leases.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();
