@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
 import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { JournalPages } from '../../libs/process-notifications/src/persistence/pages/journal-pages.service.js';
 import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { AlreadyExistsError } from '../../libs/process-notifications/src/errors/already-exists.error.js';
 import { JournalUnavailableError } from '../../libs/process-notifications/src/errors/journal-unavailable.error.js';
@@ -53,7 +54,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
     const commits: JournalCommit[] = [];
     writer.commits$.subscribe((commit) => commits.push(commit));
     open.push({ dataSource, leases, writer });
-    return { dataSource, leases, writer, commits };
+    return { dataSource, leases, writer, commits, pages: new JournalPages(dataSource, writer) };
   };
   const recordsOf = async (sessionId: string): Promise<string[]> =>
     (
@@ -227,7 +228,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
         .sort()
         .reverse();
       const sessionId = await journalThenUpdateFirst(node, ids);
-      const page = await node.writer.page(sessionId, 0, 10);
+      const page = await node.pages.page(sessionId, 0, 10);
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
 
@@ -248,12 +249,12 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const ids = Array.from({ length: 5 }, () => randomUUID());
       // The first record, updated in place, now sits after the others in the table.
       const sessionId = await journalThenUpdateFirst(node, ids);
-      const page = await heapReader.page(sessionId, 0, 10);
+      const page = await new JournalPages(heapOnly, heapReader).page(sessionId, 0, 10);
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
 
     it('does not wait behind a write transaction in progress', async () => {
-      const { writer } = await start(2);
+      const { writer, pages } = await start(2);
       const sessionId = randomUUID();
       const [gate, release] = latch();
       const [inTransaction, entered] = latch();
@@ -263,10 +264,10 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
         await gate;
       });
       await inTransaction;
-      await expect(writer.page(sessionId, 0, 10)).resolves.toEqual([]);
+      await expect(pages.page(sessionId, 0, 10)).resolves.toEqual([]);
       release();
       await held;
-      await expect(writer.page(sessionId, 0, 10)).resolves.toHaveLength(1);
+      await expect(pages.page(sessionId, 0, 10)).resolves.toHaveLength(1);
     });
   });
 

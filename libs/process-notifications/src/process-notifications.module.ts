@@ -7,6 +7,10 @@ import { NotifyProcessCompletionHandler } from './commands/notify-process-comple
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
+import { JournalPruning } from './persistence/journal/journal-pruning.service.js';
+import { JournalPages } from './persistence/pages/journal-pages.service.js';
+import { RestoreReads } from './persistence/sessions/restore-reads.service.js';
+import { SessionStore } from './persistence/sessions/session-store.service.js';
 import { StoreConnectionModule } from './persistence/connection/store-connection.module.js';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -40,6 +44,10 @@ import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
   providers: [
     SessionLeases,
     JournalWriter,
+    JournalPruning,
+    JournalPages,
+    RestoreReads,
+    SessionStore,
     JournalNotifyListener,
     JournalFeed,
     JournalRetention,

@@ -14,6 +14,7 @@ import type { LifecyclePublication } from './commands/publish-process-lifecycle/
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter, type JournalCommit } from './persistence/journal/journal-writer.service.js';
+import { JournalPages } from './persistence/pages/journal-pages.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 import { Loops } from './loops/loops.service.js';
@@ -58,6 +59,7 @@ export class ProcessNotificationsService {
     private readonly leases: SessionLeases,
     private readonly feed: JournalFeed,
     private readonly outcomes: ProcessOutcomes,
+    private readonly pages: JournalPages,
   ) {}
 
   /**
@@ -258,7 +260,7 @@ export class ProcessNotificationsService {
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
     // Any node reads any session's journal: no ownership needed.
     const session = await this.sessions.find(sessionId);
-    return this.journal.pageOf(session.sessionId, after, limit, recordView);
+    return this.pages.pageOf(session.sessionId, after, limit, recordView);
   }
 
   /**
@@ -270,7 +272,7 @@ export class ProcessNotificationsService {
   async loopEventsStart(sessionId: string, loopId: string): Promise<number> {
     const session = await this.sessions.find(sessionId);
     const loop = idOf(loopId, 'loop_id');
-    const start = await this.journal.loopStreamStart(session.sessionId, loop);
+    const start = await this.pages.loopStreamStart(session.sessionId, loop);
     if (!start) throw new LoopNotFoundError(session.sessionId, loop);
     return start.oldestUnconsumed === null ? start.lastSequence : start.oldestUnconsumed - 1;
   }
@@ -283,7 +285,7 @@ export class ProcessNotificationsService {
    * records too), `more` whether to read on at once. From the database: any node, any owner. Call after {@link loopEventsStart}.
    */
   async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
-    const page = await this.journal.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
+    const page = await this.pages.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
     return { events: page.rows.map(loopEventView), last: page.last, more: page.more };
   }
 
@@ -293,7 +295,7 @@ export class ProcessNotificationsService {
    * same range. For a node streaming many loops of one session: one read per commit, not one per loop.
    */
   async readSessionLoopEvents(sessionId: string, after: number, limit = 500): Promise<SessionLoopEventsPage> {
-    const page = await this.journal.sessionLoopStreamPage(sessionId.toLowerCase(), after, limit);
+    const page = await this.pages.sessionLoopStreamPage(sessionId.toLowerCase(), after, limit);
     return {
       events: page.rows.map(({ loopId, row }) => ({ loopId, event: loopEventView(row) })),
       last: page.last,
@@ -310,7 +312,7 @@ export class ProcessNotificationsService {
    * session's sequence).
    */
   async readLoopStreams(ranges: readonly LoopStreamRangeRequest[], limit = 500): Promise<LoopStreamsPage> {
-    const page = await this.journal.loopStreamRangesPage(
+    const page = await this.pages.loopStreamRangesPage(
       ranges.map(({ sessionId, loopId, after }) => ({ sessionId: sessionId.toLowerCase(), loopId: loopId?.toLowerCase() ?? null, after })),
       limit,
     );

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
+import { RestoreReads } from '../persistence/sessions/restore-reads.service.js';
 import type { LoopStopRow, PendingRow } from '../persistence/journal/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
 import { SessionLeases } from '../persistence/leases/session-leases.service.js';
@@ -26,7 +26,7 @@ function journaledNotification(record: PendingRow): ProcessCompletionNotificatio
 @Injectable()
 export class JournalRestore implements OnModuleInit {
   constructor(
-    private readonly writer: JournalWriter,
+    private readonly writer: RestoreReads,
     private readonly sessions: Sessions,
     private readonly loops: Loops,
     private readonly leases: SessionLeases,

@@ -7,6 +7,7 @@ import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { SessionClosedError } from '../errors/session-closed.error.js';
 import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
+import { SessionStore } from '../persistence/sessions/session-store.service.js';
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
@@ -36,6 +37,7 @@ export class Sessions {
 
   constructor(
     private readonly writer: JournalWriter,
+    private readonly store: SessionStore,
     private readonly leases: SessionLeases,
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
@@ -90,7 +92,7 @@ export class Sessions {
     // Memory is the truth only while this node's lease is current: a node that froze past it may
     // hold a token that the session's next owner has rotated since.
     if (held && this.leases.epochOf(held) !== undefined) return held;
-    const session = await this.writer.sessionOfToken(hash);
+    const session = await this.store.sessionOfToken(hash);
     if (!session) return undefined;
     this.add(session);
     return session.sessionId;
@@ -105,7 +107,7 @@ export class Sessions {
     if (session.closedAt) throw new SessionClosedError(session.sessionId, session.closedAt);
     const token = randomBytes(32).toString('base64url');
     const tokenHash = hashToken(token);
-    await this.writer.rotateSessionToken(session.sessionId, tokenHash, () => {
+    await this.store.rotateSessionToken(session.sessionId, tokenHash, () => {
       if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
       session.tokenHash = tokenHash;
       if (this.byId.get(session.sessionId) === session) this.byTokenHash.set(tokenHash, session.sessionId);
@@ -120,7 +122,7 @@ export class Sessions {
    */
   async close(session: SessionEntity): Promise<string> {
     if (session.closedAt) return session.closedAt;
-    return this.writer.closeSession(session.sessionId, new Date().toISOString(), (closedAt) => {
+    return this.store.closeSession(session.sessionId, new Date().toISOString(), (closedAt) => {
       if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
       session.tokenHash = null;
       session.closedAt = closedAt;

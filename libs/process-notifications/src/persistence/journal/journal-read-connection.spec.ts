@@ -8,7 +8,9 @@ import { AlreadyExistsError } from '../../errors/already-exists.error.js';
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
-import { JournalWriter, type RestoreRows } from './journal-writer.service.js';
+import { JournalWriter } from './journal-writer.service.js';
+import { JournalPages } from '../pages/journal-pages.service.js';
+import { RestoreReads, type RestoreRows } from '../sessions/restore-reads.service.js';
 import { LoopEntity } from '../sessions/loop.entity.js';
 import { SessionEntity } from '../sessions/session.entity.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
@@ -75,7 +77,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
   it('logs no SQL for its reads', async () => {
     const logged = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
-      await writer.page(randomUUID(), 0, 10);
+      await new JournalPages(dataSource, writer).page(randomUUID(), 0, 10);
       expect(logged).not.toHaveBeenCalled();
     } finally {
       logged.mockRestore();
@@ -90,12 +92,14 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
       .sort()
       .reverse();
     for (const id of ids) await writer.append(draft(sessionId, loopId, id));
-    const page = await writer.page(sessionId, 0, 100);
+    const page = await new JournalPages(dataSource, writer).page(sessionId, 0, 100);
     expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     const sequences = page.map((record) => record.sequence);
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     // After a sequence, up to a limit.
-    expect((await writer.page(sessionId, sequences[3]!, 2)).map((record) => record.sequence)).toEqual(sequences.slice(4, 6));
+    expect((await new JournalPages(dataSource, writer).page(sessionId, sequences[3]!, 2)).map((record) => record.sequence)).toEqual(
+      sequences.slice(4, 6),
+    );
   });
 
   it('reads a page larger than one slice whole, in order, gap-free, and lets other work run between its slices', async () => {
@@ -113,7 +117,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     const sequences = all.map((row) => row.sequence);
     // Turns of the event loop taken by other work while the page is read.
     const turns = countEventLoopTurns();
-    const page = await writer.page(sessionId, 0, 1000);
+    const page = await new JournalPages(dataSource, writer).page(sessionId, 0, 1000);
     expect(page.map((record) => record.sequence)).toEqual(sequences);
     expect(turns.stop()).toBeGreaterThanOrEqual(3);
     // Limits that end inside and at the edge of a slice, from anywhere.
@@ -123,7 +127,9 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
       [sequences[99]!, 200],
     ] as const) {
       const start = sequences.indexOf(after) + 1;
-      expect((await writer.page(sessionId, after, limit)).map((record) => record.sequence)).toEqual(sequences.slice(start, start + limit));
+      expect((await new JournalPages(dataSource, writer).page(sessionId, after, limit)).map((record) => record.sequence)).toEqual(
+        sequences.slice(start, start + limit),
+      );
     }
   });
 
@@ -133,7 +139,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     const sessionId = randomUUID();
     await writer.append(draft(sessionId, randomUUID()));
     const turns = countEventLoopTurns();
-    const pages = await Promise.all(Array.from({ length: 32 }, () => writer.page(sessionId, 0, 1)));
+    const pages = await Promise.all(Array.from({ length: 32 }, () => new JournalPages(dataSource, writer).page(sessionId, 0, 1)));
     expect(pages.every((page) => page.length === 1)).toBe(true);
     expect(turns.stop()).toBeLessThanOrEqual(16);
   });
@@ -155,7 +161,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     const restored = async (sessionId?: string) => {
       const pending: string[] = [];
       let rows: RestoreRows | undefined;
-      await writer.restore(sessionId, (read) => {
+      await new RestoreReads(dataSource, writer).restore(sessionId, (read) => {
         rows = read;
         return (row) => pending.push((JSON.parse(row.payload) as { session_id: string }).session_id);
       });
@@ -172,7 +178,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
   });
 
   it('closes its read-only connection at shutdown: the file is left whole, with no handle or WAL file', async () => {
-    await writer.page(randomUUID(), 0, 10);
+    await new JournalPages(dataSource, writer).page(randomUUID(), 0, 10);
     expect(openHandles(file)).toBeGreaterThan(0);
     await writer.onModuleDestroy();
     // A second shutdown is harmless.
@@ -192,7 +198,7 @@ describe('JournalWriter reads on in-memory SQLite', () => {
       await writer.onModuleInit();
       const sessionId = randomUUID();
       const { record } = await writer.append(draft(sessionId, randomUUID()));
-      await expect(writer.page(sessionId, 0, 10)).resolves.toEqual([record]);
+      await expect(new JournalPages(dataSource, writer).page(sessionId, 0, 10)).resolves.toEqual([record]);
       await writer.onModuleDestroy();
     } finally {
       await dataSource.destroy();
@@ -232,10 +238,10 @@ describe('JournalWriter reads on a SQLite file', () => {
       await gate;
     });
     await inTransaction;
-    const page = await writer.page(SESSION, 0, 10);
+    const page = await new JournalPages(dataSource, writer).page(SESSION, 0, 10);
     expect(page.map((record) => record.sequence)).toEqual([committed.record.sequence]);
     release();
     await held;
-    expect(await writer.page(SESSION, 0, 10)).toHaveLength(2);
+    expect(await new JournalPages(dataSource, writer).page(SESSION, 0, 10)).toHaveLength(2);
   });
 });

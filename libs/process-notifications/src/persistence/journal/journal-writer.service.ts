@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModu
 import { InjectDataSource } from '@nestjs/typeorm';
 import { hash } from 'node:crypto';
 import { Subject } from 'rxjs';
-import { DataSource, MoreThan, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
@@ -11,11 +11,8 @@ import { IdempotencyCollisionError } from '../../errors/idempotency-collision.er
 import { SessionClosedError } from '../../errors/session-closed.error.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from '../durability/journal-outage.js';
-import { CONSUMED_KIND, JournalRecordEntity } from './journal-record.entity.js';
-import { LoopEntity } from '../sessions/loop.entity.js';
-import { SessionEntity } from '../sessions/session.entity.js';
-import { JournalRows, type LoopStopRow, type PendingRow } from './journal-rows.js';
-import { SessionRows } from '../sessions/session-rows.js';
+import { JournalRecordEntity } from './journal-record.entity.js';
+import { JournalRows } from './journal-rows.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
 import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
 import { JournalTransactionRunner } from '../transaction/journal-transaction-runner.js';
@@ -31,15 +28,6 @@ import { isServerError } from '../dialects/store-failure.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
-import {
-  LoopStreamRows,
-  MAX_LOOP_STREAM_RANGES,
-  type LoopStreamPage,
-  type LoopStreamRange,
-  type LoopStreamRangesPage,
-  type LoopStreamStart,
-  type SessionLoopStreamPage,
-} from '../pages/loop-stream-rows.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
 
 /** One committed transaction of the writer. */
@@ -48,13 +36,6 @@ export interface JournalCommit {
   readonly size: number;
   /** From BEGIN to the end of COMMIT. */
   readonly seconds: number;
-}
-
-/** Rows restore rebuilds the in-memory state from, before the pending notifications. */
-export interface RestoreRows {
-  readonly sessions: SessionEntity[];
-  readonly loops: LoopEntity[];
-  readonly stops: LoopStopRow[];
 }
 
 /** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
@@ -75,13 +56,6 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * 9), while a server that answers keeps the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
 export const JOURNAL_SILENCE_MS = 1_500;
-// Records of one read of a journal page on SQLite, whose reads run in this thread: a fraction of a
-// millisecond of the event loop. PostgreSQL's run on its server and read a page in one statement.
-const SQLITE_PAGE_SLICE = 10;
-// Records of one read of a loop's event stream on SQLite: a loop's records carry no payload
-// parsing in the read, so a larger slice still holds the event loop for well under a millisecond.
-const SQLITE_LOOP_SLICE = 100;
-
 function fingerprintOf(draft: JournalDraft, payload: string): string {
   return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
 }
@@ -115,11 +89,9 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(JournalWriter.name);
   private readonly outage = new JournalOutage(this.logger);
   private readonly rows: JournalRows;
-  private readonly sessionRows = new SessionRows();
   // Sessions closed (when), as this node saw them commit or read them: their writes are refused
   // inside the writer's queue, so none commits in a transaction after the one that closed it.
   private readonly closedSessions = new Map<string, string>();
-  private readonly loopStreams: LoopStreamRows;
   private readonly committed = new Subject<JournalRecordEntity>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
@@ -136,8 +108,6 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   // The records of plain appends the running batch's transaction inserted ahead of their jobs
   // (PostgreSQL, see insertAhead), each taken by its job's appendWithin.
   private readonly insertedAhead = new Map<JournalDraft, JournalRecordEntity>();
-  private readonly pageSlice: number;
-  private readonly loopSlice: number;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -155,10 +125,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
     }
     this.rows = new JournalRows(dataSource);
-    this.loopStreams = new LoopStreamRows(dataSource);
     const dialect = storeDialectOf(dataSource);
-    this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
-    this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
     const wal = dialect.walOf(dataSource);
     if (wal) {
       this.durability = new JournalDurability(wal.wal);
@@ -257,51 +224,14 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     return outcome.done;
   }
 
-  /**
-   * Replaces an open session's token hash: from the commit on, the old token opens nothing
-   * (`onCommit` runs right at the commit, whether or not the caller still waits).
-   * `SessionClosedError` when the session is closed. Fenced like every write of the session.
-   */
-  rotateSessionToken(sessionId: string, tokenHash: string, onCommit: () => void): Promise<void> {
-    return this.write(async (store, journal) => {
-      if (!(await this.sessionRows.replaceToken(store, sessionId, tokenHash))) throw new SessionClosedError(sessionId, null);
-      journal.afterCommit(onCommit);
-    }, sessionId);
+  /** When the session was closed, as this node saw it commit or read it; undefined while it is open here. */
+  closedAtOf(sessionId: string): string | undefined {
+    return this.closedSessions.get(sessionId);
   }
 
-  /**
-   * Closes a session (its token hash forgotten; its rows and journal kept) unless it is closed
-   * already; resolves with when it was closed. Every later write of the session is refused with
-   * `SessionClosedError`. `onCommit` runs right at the commit. Fenced like every write of the session.
-   */
-  async closeSession(sessionId: string, closedAt: string, onCommit: (closedAt: string) => void): Promise<string> {
-    const done = this.closedSessions.get(sessionId);
-    if (done !== undefined) return done;
-    try {
-      return await this.write(async (store, journal) => {
-        const at = await this.sessionRows.close(store, sessionId, closedAt);
-        if (at === null) throw new Error(`session ${sessionId} has no row to close`);
-        journal.afterCommit(() => {
-          this.closedSessions.set(sessionId, at);
-          onCommit(at);
-        });
-        return at;
-      }, sessionId);
-    } catch (error) {
-      // A concurrent close committed first: the same answer as a second close.
-      if (error instanceof SessionClosedError && error.closedAt !== null) return error.closedAt;
-      throw error;
-    }
-  }
-
-  /** The open session a token hash opens, read from the database. */
-  sessionOfToken(tokenHash: string): Promise<SessionEntity | null> {
-    return this.lookup((store) => this.sessionRows.byTokenHash(store, tokenHash));
-  }
-
-  /** Refuses the writes of a session found closed (restore, or a read of its row). */
-  refuseWritesOf(session: SessionEntity): void {
-    if (session.closedAt) this.closedSessions.set(session.sessionId, session.closedAt);
+  /** Refuses the writes of a session closed at `closedAt` (its close committed, or restore read it closed). */
+  refuseWritesOf(sessionId: string, closedAt: string): void {
+    this.closedSessions.set(sessionId, closedAt);
   }
 
   /** Runs a read, which never waits behind a write batch (see {@link JournalReadConnection}). */
@@ -396,106 +326,6 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     if ('collision' in value) return { commandId, notFound: true };
     written.push(...appended);
     return { commandId, consumed: value.appended, sequence: value.record.sequence };
-  }
-
-  /** Where a loop's event stream starts (see {@link LoopStreamRows.start}); undefined for an unknown loop. */
-  loopStreamStart(sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
-    return this.lookupIn((manager) => this.loopStreams.start(manager, sessionId, loopId));
-  }
-
-  /** One read of a loop's event stream after `after` (see {@link LoopStreamRows.page}). */
-  loopStreamPage(sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
-    return this.lookupIn((manager) => this.loopStreams.page(manager, sessionId, loopId, after, Math.min(limit, this.loopSlice)));
-  }
-
-  /** One read of every loop's stream of a session after `after` (see {@link LoopStreamRows.sessionPage}). */
-  sessionLoopStreamPage(sessionId: string, after: number, limit: number): Promise<SessionLoopStreamPage> {
-    return this.lookupIn((manager) => this.loopStreams.sessionPage(manager, sessionId, after, Math.min(limit, this.loopSlice)));
-  }
-
-  /**
-   * One read of several loop streams' ranges, one range per session (see
-   * {@link LoopStreamRows.rangesPage}): one statement per {@link MAX_LOOP_STREAM_RANGES} ranges,
-   * so a node's streams of many sessions cost one read per commit, not one per session.
-   */
-  async loopStreamRangesPage(ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
-    const rows: Array<LoopStreamRangesPage['rows'][number]> = [];
-    const last: number[] = [];
-    let more = false;
-    for (let first = 0; first < ranges.length; first += MAX_LOOP_STREAM_RANGES) {
-      const chunk = ranges.slice(first, first + MAX_LOOP_STREAM_RANGES);
-      const page = await this.lookupIn((manager) => this.loopStreams.rangesPage(manager, chunk, Math.min(limit, this.loopSlice)));
-      for (const { range, loopId, row } of page.rows) rows.push({ range: first + range, loopId, row });
-      last.push(...page.last);
-      more ||= page.more;
-    }
-    return { rows, last, more };
-  }
-
-  /** The consumed record of a notification, if it was consumed. */
-  consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.lookupIn((manager) =>
-      manager.findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }),
-    );
-  }
-
-  /**
-   * Up to `limit` records of a session after sequence `after`, in sequence order. On SQLite read
-   * in slices of at most {@link SQLITE_PAGE_SLICE} records, each a read of its own (see
-   * {@link read}), so that a large page never holds the event loop for long: a session's readers
-   * cannot starve another session's deliveries. Gap-free as a client paging is: records commit in
-   * sequence order within a session, and each slice starts after the last one read.
-   */
-  page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
-    return this.pageOf(sessionId, after, limit, (record) => record);
-  }
-
-  /** {@link page}, each record turned into what `view` makes of it within its slice's read. */
-  async pageOf<T>(sessionId: string, after: number, limit: number, view: (record: JournalRecordEntity) => T): Promise<T[]> {
-    const records: T[] = [];
-    let from = after;
-    while (records.length < limit) {
-      const take = Math.min(this.pageSlice, limit - records.length);
-      let read = 0;
-      const slice = await this.lookupIn(async (manager) => {
-        const rows = await manager.find(JournalRecordEntity, {
-          where: { sessionId, sequence: MoreThan(from) },
-          order: { sequence: 'ASC' },
-          take,
-        });
-        read = rows.length;
-        if (read > 0) from = rows.at(-1)!.sequence;
-        // In the same turn as the read: turning a slice's payloads into objects is work too.
-        return rows.map(view);
-      });
-      records.push(...slice);
-      if (read < take) break;
-    }
-    return records;
-  }
-
-  /**
-   * What restore needs, in one read: sessions, loops and loop stop records, then every
-   * still-pending notification, handed to what `rebuild` returns for them in journal order; of
-   * every session, or of one.
-   */
-  restore(sessionId: string | undefined, rebuild: (rows: RestoreRows) => (pending: PendingRow) => void): Promise<void> {
-    return this.readIn(async (manager) => {
-      const where = sessionId === undefined ? {} : { sessionId };
-      const sessions = await manager.find(SessionEntity, { where });
-      for (const session of sessions) this.refuseWritesOf(session);
-      const visit = rebuild({
-        sessions,
-        loops: await manager.find(LoopEntity, { where }),
-        stops: await this.rows.loopStops(manager, sessionId),
-      });
-      await this.rows.forEachPending(manager, sessionId, visit);
-    });
-  }
-
-  /** Drops up to `limit` prunable payloads older than `cutoff` in one transaction (retention). */
-  dropPayloads(cutoff: string, limit: number): Promise<number> {
-    return this.writeIn((manager) => this.rows.dropPayloads(manager, cutoff, limit));
   }
 
   /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
