@@ -28,6 +28,9 @@ export class PostgresStoreDialect implements StoreDialect {
     return undefined;
   }
 
+  // The server syncs its own log.
+  writerSyncsWal(): void {}
+
   // The pool's other connections read while a batch runs.
   readOnlyOptions(): DataSourceOptions | undefined {
     return undefined;

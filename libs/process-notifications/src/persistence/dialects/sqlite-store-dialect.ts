@@ -40,6 +40,10 @@ export class SqliteStoreDialect implements StoreDialect {
     return (dataSource.driver as { databaseConnection?: SqliteConnection }).databaseConnection;
   }
 
+  writerSyncsWal(dataSource: DataSource, autocheckpointPages: number): void {
+    this.directConnection(dataSource)?.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);
+  }
+
   walOf(dataSource: DataSource): StoreWal | undefined {
     const database = this.realFileOf(dataSource);
     if (database === undefined) return undefined;

@@ -66,6 +66,12 @@ export interface StoreDialect {
    */
   readOnlyOptions(dataSource: DataSource): DataSourceOptions | undefined;
   /**
+   * Hands the sync of the write-ahead log to the writer (see `walOf`): COMMIT need not sync on the
+   * event loop's thread, and the connection's own checkpoints stop at `autocheckpointPages`
+   * (SQLite's pragmas; nothing where there is no WAL of the writer's).
+   */
+  writerSyncsWal(dataSource: DataSource, autocheckpointPages: number): void;
+  /**
    * The write-ahead log the writer syncs itself off the event loop's thread, and a thread of
    * its own checkpoints (a SQLite file, see `JournalDurability` and `WalCheckpointer`);
    * undefined where COMMIT is durable by itself (PostgreSQL) or nothing is (memory). Named after

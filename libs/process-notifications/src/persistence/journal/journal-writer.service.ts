@@ -1,49 +1,36 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { hash } from 'node:crypto';
 import { Subject } from 'rxjs';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
 import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
-import { IdempotencyCollisionError } from '../../errors/idempotency-collision.error.js';
 import { SessionClosedError } from '../../errors/session-closed.error.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from '../durability/journal-outage.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
 import { JournalRows } from './journal-rows.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
-import { JournalWriteQueue, type BatchResult, type Outcome, type QueuedJob } from './journal-write-queue.js';
+import { JournalWriteQueue, type Outcome } from './journal-write-queue.js';
 import { JournalTransactionRunner } from '../transaction/journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';
 import { JournalDurability } from '../durability/journal-durability.js';
 import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from '../durability/wal-checkpointer.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
-import { JournalFencing, type Fence } from '../leases/journal-fencing.js';
+import { JournalFencing } from '../leases/journal-fencing.js';
 import { JournalCommitHint } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
-import { inCommitSpan } from '../../tracing/commit-span.js';
-import { isServerError } from '../dialects/store-failure.js';
+import { JournalBatch } from './journal-batch.js';
+import { collisionOf } from './idempotency-collision.js';
+import type { JournalCommit } from './journal-commit.interface.js';
+import type { JournalTransaction } from './journal-transaction.interface.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
 
-/** One committed transaction of the writer. */
-export interface JournalCommit {
-  /** Jobs committed together. */
-  readonly size: number;
-  /** From BEGIN to the end of COMMIT. */
-  readonly seconds: number;
-}
-
-/** Appends inside a unit of work given to {@link JournalWriter.write}, committed with it. */
-export interface JournalTransaction {
-  append(draft: JournalDraft): Promise<JournalAppend>;
-  /** Runs `action` once the transaction has committed (never if it does not), before the next one runs. */
-  afterCommit(action: () => void): void;
-}
+export type { JournalCommit, JournalTransaction };
 
 /** Default deadline of one queued unit of work, from enqueue to answer. */
 export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
@@ -56,22 +43,6 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * 9), while a server that answers keeps the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
  */
 export const JOURNAL_SILENCE_MS = 1_500;
-function fingerprintOf(draft: JournalDraft, payload: string): string {
-  return hash('sha256', `${draft.kind}\n${payload}`, 'hex');
-}
-
-/**
- * The collision of `draft` with the record already journaled under its id: the original's
- * sequence and the names of the fields that differ (never their values). A field present on one
- * side only differs too. The original's payload may be gone (retention): then no names.
- */
-function collisionOf(draft: JournalDraft, original: JournalRecordEntity): IdempotencyCollisionError {
-  const before = original.payload === null ? null : (JSON.parse(original.payload) as Record<string, unknown> | null);
-  if (before === null || typeof before !== 'object') return new IdempotencyCollisionError(draft.idempotencyId, original.sequence);
-  const names = new Set([...Object.keys(before), ...Object.keys(draft.payload)]);
-  const differing = [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(draft.payload[name])).sort();
-  return new IdempotencyCollisionError(draft.idempotencyId, original.sequence, differing);
-}
 
 /**
  * The single gateway to the database, composed of its parts: the queue (bounds, deadlines, group
@@ -88,7 +59,6 @@ function collisionOf(draft: JournalDraft, original: JournalRecordEntity): Idempo
 export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(JournalWriter.name);
   private readonly outage = new JournalOutage(this.logger);
-  private readonly rows: JournalRows;
   // Sessions closed (when), as this node saw them commit or read them: their writes are refused
   // inside the writer's queue, so none commits in a transaction after the one that closed it.
   private readonly closedSessions = new Map<string, string>();
@@ -96,18 +66,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
   private readonly queue: JournalWriteQueue;
-  private readonly transactions: JournalTransactionRunner;
   private readonly reads: JournalReadConnection;
   // A SQLite file's commits, synced by the writer off the event loop's thread.
   private readonly durability?: JournalDurability;
   private readonly checkpointer?: WalCheckpointer;
   private readonly probe: JournalHealthProbe;
   private readonly fencing: JournalFencing;
-  private readonly hint: JournalCommitHint;
-  private readonly counters: JournalCounters;
-  // The records of plain appends the running batch's transaction inserted ahead of their jobs
-  // (PostgreSQL, see insertAhead), each taken by its job's appendWithin.
-  private readonly insertedAhead = new Map<JournalDraft, JournalRecordEntity>();
+  private readonly batch: JournalBatch;
 
   /** Records as they commit, in sequence order. */
   readonly records$ = this.committed.asObservable();
@@ -124,7 +89,6 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
       throw new Error(`journalTimeoutMs must be a positive integer, got ${String(options.journalTimeoutMs)}`);
     }
-    this.rows = new JournalRows(dataSource);
     const dialect = storeDialectOf(dataSource);
     const wal = dialect.walOf(dataSource);
     if (wal) {
@@ -132,15 +96,23 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       const checkpointer = (this.checkpointer = new WalCheckpointer(wal, this.logger));
       this.durability.onSynced(() => checkpointer.committed());
     }
-    this.transactions = new JournalTransactionRunner(dataSource, this.logger, this.durability);
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs, this.durability);
-    this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.appendWithin(manager, draft));
+    this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.batch.appendWithin(manager, draft));
     this.fencing = new JournalFencing(leases);
-    this.hint = new JournalCommitHint(leases.enabled);
-    this.counters = new JournalCounters(dataSource);
+    this.batch = new JournalBatch({
+      rows: new JournalRows(dataSource),
+      transactions: new JournalTransactionRunner(dataSource, this.logger, this.durability),
+      fencing: this.fencing,
+      counters: new JournalCounters(dataSource),
+      hint: new JournalCommitHint(leases.enabled),
+      outage: this.outage,
+      queue: { heard: () => this.queue.heard() },
+      closedSessions: this.closedSessions,
+      commits: this.commits,
+    });
     this.queue = new JournalWriteQueue(
       {
-        run: (batch) => this.runBatch(batch),
+        run: (batch) => this.batch.run(batch),
         committed: (record) => this.committed.next(record),
         storeFailed: (error) => this.outage.failed(error),
       },
@@ -155,9 +127,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       // The writer syncs the WAL itself after each COMMIT (JournalDurability): SQLite need not
       // sync inside COMMIT, on this thread. What was written before (the migrations) is synced now.
       // Checkpoints run in a thread of their own (WalCheckpointer); the writer's is only a bound.
-      storeDialectOf(this.dataSource)
-        .directConnection(this.dataSource)
-        ?.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+      storeDialectOf(this.dataSource).writerSyncsWal(this.dataSource, WRITER_AUTOCHECKPOINT_PAGES);
       await this.durability.sync();
       this.checkpointer?.start();
     }
@@ -176,7 +146,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * {@link IdempotencyCollisionError}; any store failure throws `JournalUnavailableError`.
    */
   async append(draft: JournalDraft): Promise<JournalAppend> {
-    const result = await this.enqueue((manager) => this.appendWithin(manager, draft), this.timeoutMs, draft.sessionId, [draft]);
+    const result = await this.enqueue((manager) => this.batch.appendWithin(manager, draft), this.timeoutMs, draft.sessionId, [draft]);
     if ('collision' in result) throw collisionOf(draft, result.collision);
     return result;
   }
@@ -202,7 +172,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
         const actions: (() => void)[] = [];
         const journal: JournalTransaction = {
           append: async (draft) => {
-            const { value, written: appended } = await this.appendWithin(manager, draft);
+            const { value, written: appended } = await this.batch.appendWithin(manager, draft);
             if ('collision' in value) throw collisionOf(draft, value.collision);
             written.push(...appended);
             return value;
@@ -236,12 +206,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
 
   /** Runs a read, which never waits behind a write batch (see {@link JournalReadConnection}). */
   read<T>(work: (store: StoreReader) => Promise<T>): Promise<T> {
-    return this.readIn((manager) => work(readerOf(manager)));
-  }
-
-  // {@link read}, its work given the manager itself (the writer's own row classes).
-  private readIn<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.reads.read(work, (queued) => this.writeIn(queued));
+    return this.reads.read(
+      (manager) => work(readerOf(manager)),
+      (queued) => this.writeIn(queued),
+    );
   }
 
   /**
@@ -250,12 +218,11 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * unreachable (`JournalUnavailableError`), so a node cut from its database answers within 2 s.
    */
   lookup<T>(work: (store: StoreReader) => Promise<T>): Promise<T> {
-    return this.lookupIn((manager) => work(readerOf(manager)));
-  }
-
-  // {@link lookup}, its work given the manager itself (the writer's own row classes).
-  private lookupIn<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.reads.read(work, (queued) => this.writeIn(queued), JOURNAL_SILENCE_MS);
+    return this.reads.read(
+      (manager) => work(readerOf(manager)),
+      (queued) => this.writeIn(queued),
+      JOURNAL_SILENCE_MS,
+    );
   }
 
   /**
@@ -291,8 +258,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
           else {
             const draft = drafts.get(commandId)!;
             // Inserted ahead: no consumed record was journaled before, and the id was held when queued.
-            const known = this.insertedAhead.has(draft) || held(commandId);
-            const answer = await this.consumeWithin(manager, loopId, commandId, draft, known, written);
+            const known = this.batch.insertedAheadOf(draft) || held(commandId);
+            const answer = await this.batch.consumeWithin(manager, loopId, commandId, draft, known, written);
             answers.set(commandId, answer);
             value.push(answer);
           }
@@ -303,29 +270,6 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       sessionId,
       appends,
     );
-  }
-
-  private async consumeWithin(
-    manager: EntityManager,
-    loopId: string,
-    commandId: string,
-    draft: JournalDraft,
-    held: boolean,
-    written: JournalRecordEntity[],
-  ): Promise<JournalConsumption> {
-    const { sessionId } = draft;
-    if (!held) {
-      const prior = await this.rows.find(manager, sessionId, draft.idempotencyId);
-      if (prior) return prior.loopId === loopId ? { commandId, consumed: false, sequence: prior.sequence } : { commandId, notFound: true };
-      const notification = await this.rows.find(manager, sessionId, commandId);
-      if (notification?.kind !== 'process_notification' || notification.loopId !== loopId) return { commandId, notFound: true };
-    }
-    const { value, written: appended } = await this.appendWithin(manager, draft);
-    // The consumed record's payload names only the command id and the loop: a different one
-    // under its id is another loop's, which this loop never had.
-    if ('collision' in value) return { commandId, notFound: true };
-    written.push(...appended);
-    return { commandId, consumed: value.appended, sequence: value.record.sequence };
   }
 
   /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
@@ -352,132 +296,5 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
             return Promise.resolve({ value: undefined as T, written: [], refused: new SessionClosedError(sessionId, closedAt) });
           };
     return this.queue.enqueue(guarded, timeoutMs, () => this.fencing.fenceFor(sessionId), appends);
-  }
-
-  // One batch in one transaction (one span, linked to every caller's): each job inside its fence,
-  // then the admin counts and the commit hint.
-  private runBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
-    return inCommitSpan(batch, () => this.commitBatch(batch));
-  }
-
-  private async commitBatch(batch: readonly QueuedJob[]): Promise<BatchResult> {
-    const result = await this.transactions.run(async (manager) => {
-      // BEGIN was answered, then every job's statements: the store is there, the batch is just slow.
-      this.queue.heard();
-      const holds = this.fencing.inTransaction(
-        manager,
-        batch.flatMap((job) => (job.fence ? [job.fence] : [])),
-      );
-      const outcomes: Outcome<unknown>[] = [];
-      this.insertedAhead.clear();
-      // Appends already part of a run inserted ahead (taken or found journaled): never sent twice.
-      const triedAhead = new Set<JournalDraft>();
-      for (const [i, job] of batch.entries()) {
-        if (job.fence && !(await holds(job.fence))) {
-          outcomes.push({ value: undefined, written: [], refused: this.fencing.refusal(job.fence) });
-          continue;
-        }
-        if (this.rows.insertFirst && job.appends && !triedAhead.has(job.appends[0]!))
-          await this.insertAhead(manager, batch, i, holds, triedAhead);
-        outcomes.push(await job.run(manager));
-        this.queue.heard();
-      }
-      // A record inserted ahead whose job did not take it (the job was refused meanwhile, its
-      // session found closed) must not commit: the batch rolls back and each job runs alone.
-      if (this.insertedAhead.size > 0) throw new Error('a record inserted ahead of its job was not taken by it');
-      const written = outcomes.flatMap((outcome) => outcome.written);
-      // The admin counts commit with the records that change them (on SQLite one statement per
-      // session and loop touched: a large batch is slow, not silent; on PostgreSQL one for all).
-      await this.counters.apply(manager, written);
-      this.queue.heard();
-      await this.hint.send(manager, written);
-      return outcomes;
-    });
-    // Rolled back or committed, what was inserted ahead is no one's to take any more.
-    this.insertedAhead.clear();
-    if (!('value' in result)) {
-      // An error the server sent is an answer too: it is reachable.
-      if (isServerError(result.error)) this.queue.heard();
-      return result;
-    }
-    this.queue.heard();
-    this.outage.succeeded();
-    batch.forEach((job, i) => {
-      if (job.fence && result.value[i]!.refused) this.fencing.forget(job.fence);
-    });
-    this.commits.next({ size: batch.length, seconds: result.seconds });
-    return { outcomes: result.value };
-  }
-
-  private async appendWithin(
-    manager: EntityManager,
-    draft: JournalDraft,
-  ): Promise<Outcome<JournalAppend | { collision: JournalRecordEntity }>> {
-    const ahead = this.insertedAhead.get(draft);
-    if (ahead) {
-      this.insertedAhead.delete(draft);
-      return { value: { record: ahead, appended: true }, written: [ahead] };
-    }
-    const row = this.rowOf(draft);
-    if (this.rows.insertFirst) {
-      const inserted = await this.rows.insertUnlessJournaled(manager, row);
-      if (inserted) return { value: { record: inserted, appended: true }, written: [inserted] };
-    }
-    const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
-    if (existing) {
-      const value = existing.fingerprint === row.fingerprint ? { record: existing, appended: false } : { collision: existing };
-      return { value, written: [] };
-    }
-    const record = await this.rows.insert(manager, row);
-    return { value: { record, appended: true }, written: [record] };
-  }
-
-  /**
-   * On PostgreSQL every statement is a round trip the transaction waits on (and each answer waits
-   * for this process's event loop to read it): from the job at `from` on, the run of plain appends
-   * that follow one another in the batch (of sessions still open and held) is inserted in one
-   * statement, so their jobs find their records already written. Job order, and so sequence order,
-   * is kept: a run ends at the first job that writes something else. Ids already journaled (and a
-   * repeat of an id within the run) are left to their job, which finds the record.
-   */
-  private async insertAhead(
-    manager: EntityManager,
-    batch: readonly QueuedJob[],
-    from: number,
-    holds: (fence: Fence) => Promise<boolean>,
-    tried: Set<JournalDraft>,
-  ): Promise<void> {
-    const drafts = new Map<string, JournalDraft>();
-    for (const job of batch.slice(from)) {
-      if (!job.appends) break;
-      job.appends.forEach((draft) => tried.add(draft));
-      if (job.fence && !(await holds(job.fence))) continue;
-      for (const draft of job.appends) {
-        if (this.closedSessions.has(draft.sessionId)) continue;
-        const key = `${draft.sessionId}\n${draft.idempotencyId}`;
-        if (!drafts.has(key)) drafts.set(key, draft);
-      }
-    }
-    if (drafts.size < 2) return;
-    const rows = new Map([...drafts.values()].map((draft) => [this.rowOf(draft), draft] as const));
-    const inserted = await this.rows.insertManyUnlessJournaled(manager, [...rows.keys()]);
-    for (const [row, record] of inserted) this.insertedAhead.set(rows.get(row)!, record);
-    this.queue.heard();
-  }
-
-  // The journal row of a draft: its canonical payload, fingerprint and time of writing.
-  private rowOf(draft: JournalDraft): Omit<JournalRecordEntity, 'sequence'> {
-    const payload = JSON.stringify(draft.payload);
-    const fingerprint = fingerprintOf(draft, payload);
-    return {
-      sessionId: draft.sessionId,
-      loopId: draft.loopId,
-      kind: draft.kind,
-      idempotencyId: draft.idempotencyId,
-      fingerprint,
-      payload,
-      causeCommandId: draft.causeCommandId ?? null,
-      createdAt: new Date().toISOString(),
-    };
   }
 }
