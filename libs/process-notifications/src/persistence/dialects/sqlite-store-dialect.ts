@@ -44,6 +44,19 @@ export class SqliteStoreDialect implements StoreDialect {
     this.directConnection(dataSource)?.exec(`PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);
   }
 
+  // One process: no other node to tell, to wait for, or to save round trips to.
+  async notify(): Promise<void> {}
+
+  async tryLockMigrations(): Promise<boolean> {
+    return true;
+  }
+
+  async unlockMigrations(): Promise<void> {}
+
+  batchedCounts(): undefined {
+    return undefined;
+  }
+
   walOf(dataSource: DataSource): StoreWal | undefined {
     const database = this.realFileOf(dataSource);
     if (database === undefined) return undefined;

@@ -71,6 +71,23 @@ export interface StoreDialect {
    * (SQLite's pragmas; nothing where there is no WAL of the writer's).
    */
   writerSyncsWal(dataSource: DataSource, autocheckpointPages: number): void;
+  /** Tells the other nodes on `channel`, inside the transaction (delivered only if it commits); nothing with one node. */
+  notify(manager: EntityManager, channel: string, payload: string): Promise<void>;
+  /** Takes the migrations' lock of this schema on `runner`'s connection if it is free (true with one node: nothing to take). */
+  tryLockMigrations(runner: QueryRunner): Promise<boolean>;
+  /** Gives back what {@link tryLockMigrations} took, on the same connection. */
+  unlockMigrations(runner: QueryRunner): Promise<void>;
+  /**
+   * The admin counts' statements for every session and every loop of a transaction at once
+   * (`p` numbers the placeholders, `columns` names the loop values in their order, `consumed`
+   * joins a notification's consumed record `c` to it `j`), where every statement is a round trip
+   * (PostgreSQL: unnest, a LATERAL probe); undefined where statements run in this thread.
+   */
+  batchedCounts(
+    p: (index: number) => string,
+    columns: readonly string[],
+    consumed: string,
+  ): { loops: string; sessions: string } | undefined;
   /**
    * The write-ahead log the writer syncs itself off the event loop's thread, and a thread of
    * its own checkpoints (a SQLite file, see `JournalDurability` and `WalCheckpointer`);

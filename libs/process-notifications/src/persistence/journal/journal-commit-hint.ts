@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
 
 /** The PostgreSQL channel every committed batch notifies, with the sessions it wrote. */
 export const JOURNAL_CHANNEL = 'pn_journal';
@@ -25,11 +26,14 @@ export function commitHintPayload(records: readonly JournalRecordEntity[]): stri
  * Readers on every node take it as a wake-up, never as data. Off on SQLite (one process).
  */
 export class JournalCommitHint {
-  constructor(private readonly enabled: boolean) {}
+  constructor(
+    private readonly enabled: boolean,
+    private readonly dialect: Pick<StoreDialect, 'notify'>,
+  ) {}
 
   async send(manager: EntityManager, records: readonly JournalRecordEntity[]): Promise<void> {
     if (!this.enabled) return;
     const payload = commitHintPayload(records);
-    if (payload !== undefined) await manager.query('SELECT pg_notify($1, $2)', [JOURNAL_CHANNEL, payload]);
+    if (payload !== undefined) await this.dialect.notify(manager, JOURNAL_CHANNEL, payload);
   }
 }

@@ -55,28 +55,11 @@ export class JournalCounters {
       ORDER BY j.sequence LIMIT 1`;
     this.consumedSql = `UPDATE pn_loops SET unconsumed = unconsumed + ${p(0)},
       oldest_unconsumed_sequence = ${p(1)}, oldest_unconsumed_at = ${p(2)} WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
-    const dialect = storeDialectOf(dataSource);
-    this.oneStatement = !dialect.inProcess;
-    // The statements above for every loop at once (PostgreSQL only: unnest), each loop's row
-    // from its values: a loop with something consumed takes the next oldest from its current
-    // oldest on (read before this statement's update), any other keeps an oldest it has.
-    const types = ['varchar', 'varchar', 'int', 'boolean', 'bigint', 'varchar'];
-    this.loopsSql = `UPDATE pn_loops l SET unconsumed = l.unconsumed + v.delta,
-        oldest_unconsumed_sequence = CASE WHEN v.consumed THEN n.sequence ELSE COALESCE(l.oldest_unconsumed_sequence, v.first_sequence) END,
-        oldest_unconsumed_at = CASE WHEN v.consumed THEN n.created_at ELSE COALESCE(l.oldest_unconsumed_at, v.first_at) END
-      FROM unnest(${types.map((type, i) => `${p(i)}::${type}[]`).join(', ')}) AS v(${LOOP_CHANGE_COLUMNS.join(', ')})
-      LEFT JOIN LATERAL (SELECT j.sequence, j.created_at FROM pn_journal j ${dialect.probeJoin('pn_journal', 'c', consumed)}
-        WHERE v.consumed AND j.session_id = v.session_id AND j.loop_id = v.loop_id AND j.kind = 'process_notification'
-          AND j.sequence >= COALESCE((SELECT o.oldest_unconsumed_sequence FROM pn_loops o
-            WHERE o.session_id = v.session_id AND o.loop_id = v.loop_id), v.first_sequence)
-          AND c.sequence IS NULL
-        ORDER BY j.sequence LIMIT 1) n ON true
-      WHERE l.session_id = v.session_id AND l.loop_id = v.loop_id`;
-    // Every session's last sequence at once (PostgreSQL only): sixteen sessions in one
-    // transaction cost one round trip, as one session does (issue 46).
-    this.sessionsSql = `UPDATE pn_sessions s SET last_sequence = v.last_sequence
-      FROM unnest(${p(0)}::varchar[], ${p(1)}::bigint[]) AS v(session_id, last_sequence)
-      WHERE s.session_id = v.session_id AND s.last_sequence < v.last_sequence`;
+    // The statements above for every loop and every session at once (PostgreSQL only).
+    const batched = storeDialectOf(dataSource).batchedCounts(p, LOOP_CHANGE_COLUMNS, consumed);
+    this.oneStatement = batched !== undefined;
+    this.loopsSql = batched?.loops ?? '';
+    this.sessionsSql = batched?.sessions ?? '';
   }
 
   /** Applies what `records` (just written, in sequence order, in this transaction) change. */

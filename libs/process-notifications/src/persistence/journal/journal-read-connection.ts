@@ -74,7 +74,7 @@ export class JournalReadConnection {
           this.endSnapshot(snapshot);
           snapshot.exec('BEGIN');
           // The first read of a transaction takes its snapshot: the commits synced so far.
-          snapshot.prepare('SELECT count(*) FROM sqlite_master').all();
+          snapshot.prepare(storeDialectOf(readSource!).probe).all();
         });
       } catch (error) {
         const failed = new JournalUnavailableError(error);

@@ -104,7 +104,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       transactions: new JournalTransactionRunner(dataSource, this.logger, this.durability),
       fencing: this.fencing,
       counters: new JournalCounters(dataSource),
-      hint: new JournalCommitHint(leases.enabled),
+      hint: new JournalCommitHint(leases.enabled, dialect),
       outage: this.outage,
       queue: { heard: () => this.queue.heard() },
       closedSessions: this.closedSessions,

@@ -7,10 +7,6 @@ import { storeDialectOf } from '../dialects/store-dialects.js';
 const RETRY_MS = 100;
 const WAIT_MS = 60_000;
 
-// One advisory lock key for "the schema migrations of this schema": a constant namespace and
-// the schema's name, so that processes on other schemas of the same database do not wait.
-const LOCK_KEY = "hashtext('nestjs-process-notifications:migrations:' || current_schema())";
-
 /**
  * Throws {@link SchemaNewerThanCodeError} when the database records a migration this code does
  * not know (TypeORM itself would ignore it and run the old code on the newer schema).
@@ -34,7 +30,8 @@ export async function runMigrationsExclusively(
   dataSource: DataSource,
   options: { transaction?: 'all' | 'each' | 'none' } = {},
 ): Promise<Migration[]> {
-  if (!storeDialectOf(dataSource).shared) {
+  const dialect = storeDialectOf(dataSource);
+  if (!dialect.shared) {
     await refuseNewerSchema(dataSource);
     return dataSource.runMigrations(options);
   }
@@ -44,8 +41,7 @@ export async function runMigrationsExclusively(
   try {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
-      const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
-      if (locked) break;
+      if (await dialect.tryLockMigrations(runner)) break;
       if (Date.now() > deadline) throw new Error(`another process has been running the migrations for over ${WAIT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
@@ -53,7 +49,7 @@ export async function runMigrationsExclusively(
       await refuseNewerSchema(dataSource);
       return await dataSource.runMigrations(options);
     } finally {
-      await runner.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
+      await dialect.unlockMigrations(runner);
     }
   } finally {
     await runner.release();
