@@ -25,6 +25,7 @@ import type { ProcessLifecycleRecord } from '../../libs/process-notifications/sr
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { notificationDraft } from '../support/notification-fixture.js';
 import type { OutcomeKind } from 'process-notifications-contract';
+import { topologyOf } from '../../libs/process-notifications/src/persistence/connection/topology.provider.js';
 
 /**
  * One set of assertions for every port of `persistence/`, run against each database the library
@@ -56,7 +57,7 @@ async function openStore(databaseUrl: string): Promise<Store> {
   const writer = new JournalWriter(dataSource, leases);
   await writer.onModuleInit();
   const listener = new JournalNotifyListener(dataSource);
-  const feed = new JournalFeed(listener, writer, leases);
+  const feed = new JournalFeed(listener, writer, topologyOf(dataSource));
   await feed.onModuleInit();
   return {
     dataSource,

@@ -14,6 +14,7 @@ import type { LifecyclePublication } from './commands/publish-process-lifecycle/
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { ProcessNotificationsJournalApi } from './process-notifications-journal-api.js';
+import { Topology } from './topology/topology.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
 import { JournalPages } from './persistence/pages/journal-pages.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
@@ -52,6 +53,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
     private readonly leases: SessionLeases,
     feed: JournalFeed,
     private readonly outcomes: ProcessOutcomes,
+    private readonly topology: Topology,
     pages: JournalPages,
   ) {
     super(sessions, journal, pages, feed);
@@ -137,7 +139,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * SQLite, where {@link locateOwner} always answers `self` and nothing needs forwarding.
    */
   get sharesDatabase(): boolean {
-    return this.leases.enabled;
+    return this.topology.shared;
   }
 
   /** This process's node id (several nodes on PostgreSQL); a restarted process is a new node. */

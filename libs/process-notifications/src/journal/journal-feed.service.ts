@@ -3,7 +3,7 @@ import { filter, interval, map, merge, mergeMap, type Observable } from 'rxjs';
 import { ANY_SESSION } from '../persistence/journal/journal-commit-hint.js';
 import { JournalNotifyListener } from '../persistence/journal/journal-notify-listener.js';
 import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
-import { SessionLeases } from '../persistence/leases/session-leases.service.js';
+import { Topology } from '../topology/topology.js';
 
 // While the LISTEN connection is down, readers re-read this often instead.
 const POLL_MS = 1_000;
@@ -20,7 +20,7 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly listener: JournalNotifyListener,
     private readonly writer: JournalWriter,
-    private readonly leases: SessionLeases,
+    private readonly topology: Topology,
   ) {}
 
   /** Emits whenever records of the session may have been committed (by any node). */
@@ -46,25 +46,29 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
    */
   changedSessions(): Observable<string | null> {
     const local = this.writer.records$.pipe(map((record) => record.sessionId));
-    if (!this.leases.enabled) return local;
-    const remote = this.listener.hints$.pipe(mergeMap((sessions) => (sessions === ANY_SESSION ? [null] : sessions.split(','))));
-    const fallback = interval(POLL_MS).pipe(
-      filter(() => !this.listener.listening),
-      map(() => null),
-    );
-    return merge(local, remote, fallback);
+    return this.topology.withOtherNodes(local, () => {
+      const remote = this.listener.hints$.pipe(mergeMap((sessions) => (sessions === ANY_SESSION ? [null] : sessions.split(','))));
+      const fallback = interval(POLL_MS).pipe(
+        filter(() => !this.listener.listening),
+        map(() => null),
+      );
+      return merge(remote, fallback);
+    });
   }
 
   // This node's commits, and on PostgreSQL the session's hints, or a poll while not listening.
   private withHints(local: Observable<unknown>, sessionId: string): Observable<void> {
-    if (!this.leases.enabled) return local.pipe(map(() => undefined));
-    const remote = this.listener.hints$.pipe(filter((sessions) => sessions === ANY_SESSION || sessions.split(',').includes(sessionId)));
-    const fallback = interval(POLL_MS).pipe(filter(() => !this.listener.listening));
-    return merge(local, remote, fallback).pipe(map(() => undefined));
+    return this.topology
+      .withOtherNodes(local, () => {
+        const remote = this.listener.hints$.pipe(filter((sessions) => sessions === ANY_SESSION || sessions.split(',').includes(sessionId)));
+        const fallback = interval(POLL_MS).pipe(filter(() => !this.listener.listening));
+        return merge(remote, fallback);
+      })
+      .pipe(map(() => undefined));
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.leases.enabled) await this.listener.start();
+    await this.topology.acrossNodes(() => this.listener.start());
   }
 
   onModuleDestroy(): void {

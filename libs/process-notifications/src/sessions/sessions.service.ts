@@ -13,6 +13,7 @@ import type { ProcessNotificationsModuleOptions } from '../process-notifications
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
+import { Topology } from '../topology/topology.js';
 
 function hashToken(token: string): string {
   // One-shot: a fraction of the cost of a Hash object for a string this short.
@@ -39,6 +40,7 @@ export class Sessions {
     private readonly writer: JournalWriter,
     private readonly store: SessionStore,
     private readonly leases: SessionLeases,
+    private readonly topology: Topology,
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
     const size = options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE;
@@ -66,8 +68,8 @@ export class Sessions {
     const id = idOf(sessionId, 'session_id');
     const cached = this.cached(id);
     if (cached) return cached;
-    if (!this.leases.enabled) throw new SessionNotFoundError(sessionId);
-    const session = await this.writer.lookup((store) => this.rows.byId(store, id));
+    // Another node may have created it; on one node, what memory lacks does not exist.
+    const session = await this.topology.acrossNodes(() => this.writer.lookup((store) => this.rows.byId(store, id)));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
     return session;
@@ -88,11 +90,10 @@ export class Sessions {
   async authenticate(token: string): Promise<string | undefined> {
     const hash = hashToken(token);
     const held = this.byTokenHash.get(hash);
-    if (!this.leases.enabled) return held;
-    // Memory is the truth only while this node's lease is current: a node that froze past it may
-    // hold a token that the session's next owner has rotated since.
-    if (held && this.leases.epochOf(held) !== undefined) return held;
-    const session = await this.store.sessionOfToken(hash);
+    // Memory is the truth with several nodes only while this node's lease is current: a node that
+    // froze past it may hold a token that the session's next owner has rotated since.
+    if (held && this.topology.holds(() => this.leases.epochOf(held) !== undefined)) return held;
+    const session = await this.topology.acrossNodes(() => this.store.sessionOfToken(hash));
     if (!session) return undefined;
     this.add(session);
     return session.sessionId;
@@ -145,7 +146,8 @@ export class Sessions {
   // Keeps a session read from the database or just opened: held on SQLite, in the bounded cache
   // with several nodes until this node takes it over (hold).
   private add(session: SessionEntity): void {
-    if (!this.leases.enabled) return this.hold(session);
+    // On one node every session is this node's: held at once.
+    if (this.topology.holds(() => false)) return this.hold(session);
     if (this.byId.has(session.sessionId)) return;
     this.others.set(session.sessionId, session);
   }
