@@ -18,8 +18,8 @@ declare -A PARTS=(
   [commands]="$L/commands/**/*.handler.ts"
   [loop]="$L/loops/process-loop.ts"
   [journal]="$L/journal/**/*.ts,!$L/journal/**/*.spec.ts"
-  [database]="$L/persistence/journal-rows.ts,$L/persistence/journal-outage.ts,$L/persistence/store-failure.ts"
-  [writer]="$L/persistence/journal-writer.service.ts,$L/persistence/journal-write-queue.ts,$L/persistence/journal-transaction-runner.ts,$L/persistence/journal-read-connection.ts,$L/persistence/journal-health-probe.ts,$L/persistence/journal-fencing.ts,$L/persistence/journal-commit-hint.ts"
+  [database]="$L/persistence/journal/journal-rows.ts,$L/persistence/durability/journal-outage.ts,$L/persistence/dialects/store-failure.ts"
+  [writer]="$L/persistence/journal/journal-writer.service.ts,$L/persistence/journal/journal-write-queue.ts,$L/persistence/transaction/journal-transaction-runner.ts,$L/persistence/journal/journal-read-connection.ts,$L/persistence/journal/journal-health-probe.ts,$L/persistence/leases/journal-fencing.ts,$L/persistence/journal/journal-commit-hint.ts"
 )
 ORDER=(http validation commands loop journal database writer)
 
@@ -31,9 +31,9 @@ declare -A FIRST_PASS_TESTS=(
   [validation]="$L/validation/validate-input.spec.ts,$L/validation/lifecycle-timestamp.decorator.spec.ts,$L/commands/publish-process-lifecycle/process-lifecycle-record.dto.spec.ts,test/lifecycle/lifecycle-vectors.int-spec.ts"
   [commands]="$N/notification-delivery.int-spec.ts,$N/dispatch-session-moved.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/append-before-dispatch.int-spec.ts,$N/notification-validation.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/durability/sqlite-write-failure.int-spec.ts"
   [loop]="$L/loops/process-loop.spec.ts,$N/notification-delivery.int-spec.ts,$N/notification-consumption.int-spec.ts,test/sessions/sessions-and-loops.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/e2e/metrics.e2e-spec.ts"
-  [journal]="$L/journal/journal-feed.service.spec.ts,test/cluster/journal-feed.int-spec.ts,$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/notification-delivery.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,$L/persistence/journal-writer.service.spec.ts"
-  [database]="$L/persistence/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts"
-  [writer]="$L/persistence/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-delivery.int-spec.ts"
+  [journal]="$L/journal/journal-feed.service.spec.ts,test/cluster/journal-feed.int-spec.ts,$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts,$N/notification-delivery.int-spec.ts,test/lifecycle/lifecycle-publishing.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,$L/persistence/journal/journal-writer.service.spec.ts"
+  [database]="$L/persistence/journal/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-consumption.int-spec.ts"
+  [writer]="$L/persistence/journal/journal-writer.service.spec.ts,test/durability/sqlite-write-failure.int-spec.ts,test/durability/consume-and-restore.int-spec.ts,test/journal/retention.int-spec.ts,$N/notification-delivery.int-spec.ts"
 )
 
 # AFTER=1: after new tests were written, a part's undetected mutants (first pass and recheck)
@@ -41,11 +41,11 @@ declare -A FIRST_PASS_TESTS=(
 declare -A AFTER_TESTS=(
   [http]="test/e2e/problem-details.e2e-spec.ts,src/http/problem-details.filter.spec.ts,src/http/bearer-auth.guard.spec.ts"
   [loop]="test/sessions/stop-journal-failure.int-spec.ts"
-  [database]="$L/persistence/journal-outage.spec.ts,$L/persistence/store-failure.spec.ts"
+  [database]="$L/persistence/durability/journal-outage.spec.ts,$L/persistence/dialects/store-failure.spec.ts"
   [journal]="$L/journal/journal-retention.service.spec.ts,test/journal/journal-record-payloads.int-spec.ts,$L/journal/journal-feed.service.spec.ts"
   [commands]="$N/dispatch-journal-failure.int-spec.ts,test/lifecycle/lifecycle-not-an-object.int-spec.ts,$N/dispatch-session-moved.int-spec.ts,$N/notification-consumption.int-spec.ts"
   [validation]="$L/validation/validation-messages.spec.ts"
-  [writer]="$L/persistence/journal-write-queue.spec.ts,$L/persistence/journal-read-connection.spec.ts,$L/persistence/journal-transaction-runner.spec.ts,$L/persistence/journal-health-probe.spec.ts,$L/persistence/journal-fencing.spec.ts,$L/persistence/journal-commit-hint.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
+  [writer]="$L/persistence/journal/journal-write-queue.spec.ts,$L/persistence/journal/journal-read-connection.spec.ts,$L/persistence/transaction/journal-transaction-runner.spec.ts,$L/persistence/journal/journal-health-probe.spec.ts,$L/persistence/leases/journal-fencing.spec.ts,$L/persistence/journal/journal-commit-hint.spec.ts,test/journal/journal-writer-postgres.int-spec.ts"
 )
 
 extra=()

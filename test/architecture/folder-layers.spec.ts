@@ -21,9 +21,13 @@ describe('folder layers', () => {
     });
   };
 
-  it.each(['libs/process-notifications/src', 'src'])('%s has no folder-level import cycle', (root) => {
-    expect(knotsOf(root)).toEqual([]);
-  });
+  // persistence/'s rooms (issue 49) form layers of their own: the dialects at the bottom, the connection on top.
+  it.each(['libs/process-notifications/src', 'src', 'libs/process-notifications/src/persistence'])(
+    '%s has no folder-level import cycle',
+    (root) => {
+      expect(knotsOf(root)).toEqual([]);
+    },
+  );
 
   describe('the graph it checks', () => {
     let root: string;

@@ -48,7 +48,7 @@ describe('store boundary', () => {
     it('finds a branch on the driver type in persistence/, not in a migration, a dialect or a comment', () => {
       write('persistence/rows.ts', "// options.type === 'postgres' in a comment\nconst pg = dataSource.options.type === 'postgres';\n");
       write('persistence/migrations/1-initial.migration.ts', "if (runner.connection.options.type === 'postgres') up();\n");
-      write('persistence/store-dialects.ts', "const d = { 'better-sqlite3': 1 };\n");
+      write('persistence/dialects/store-dialects.ts', "const d = { 'better-sqlite3': 1 };\n");
       write('admin/a.ts', "const x = 'postgres';\n");
       expect(dialectBranches(tree.root(), ['store-dialects.ts'])).toEqual([
         "persistence/rows.ts:2: const pg = dataSource.options.type === 'postgres';",

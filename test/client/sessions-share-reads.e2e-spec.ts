@@ -2,9 +2,10 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { ProcessNotificationsClient, type LoopEvent } from 'process-notifications-client';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../libs/process-notifications/src/constants.js';
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
-import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/journal-durability.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { JournalPages } from '../../libs/process-notifications/src/persistence/pages/journal-pages.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
+import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/durability/journal-durability.js';
 import { tempDir } from '../durability/support/temp-dir.js';
 import { ADMIN_TOKEN, createHttpTestApp, notification, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
@@ -56,7 +57,7 @@ type Layout = 'one session with sixteen loops' | 'sixteen sessions with one loop
 describe.each(databases)('sixteen sessions against the real server on $name', (database) => {
   let t: HttpTestApp;
   let drop: () => Promise<void>;
-  // The store's loop stream reads, each one statement, counted at the writer.
+  // The store's loop stream reads, each one statement, counted at the journal's pages.
   let reads = 0;
   // The statements of the writer's transactions (its connections), counted at the data source.
   let statements = 0;
@@ -64,7 +65,7 @@ describe.each(databases)('sixteen sessions against the real server on $name', (d
     const created = await database.create();
     drop = created.drop;
     t = await createHttpTestApp({ databaseUrl: created.url, maxStreamsPerSession: 4 * LOOPS });
-    const writer = t.app.get(JournalWriter, { strict: false }) as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const writer = t.app.get(JournalPages, { strict: false }) as unknown as Record<string, (...args: unknown[]) => unknown>;
     for (const name of ['loopStreamPage', 'sessionLoopStreamPage', 'loopStreamRangesPage']) {
       const read = writer[name]!.bind(writer);
       writer[name] = (...args: unknown[]) => (reads++, read(...args));

@@ -1,5 +1,5 @@
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/journal-durability.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/durability/journal-durability.js';
 import { admin, bearer, createHttpTestApp, notification, openSessionWithLoop, type HttpTestApp } from '../e2e/support/http-test-app.js';
 import { expectProblem } from '../e2e/support/problem.js';
 import { tempDir } from './support/temp-dir.js';

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { tempDir } from './support/temp-dir.js';
-import { PN_MIGRATIONS } from '../../libs/process-notifications/src/persistence/data-source-options.js';
+import { PN_MIGRATIONS } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
 
 const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 

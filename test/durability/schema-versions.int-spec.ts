@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DataSource } from 'typeorm';
-import { PN_MIGRATIONS } from '../../libs/process-notifications/src/persistence/data-source-options.js';
+import { PN_MIGRATIONS } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
 import { inFreshSchema } from '../support/postgres.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
 import { tempDir } from './support/temp-dir.js';

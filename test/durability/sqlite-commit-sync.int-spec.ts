@@ -3,13 +3,13 @@ import { mkdirSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalUnavailableError } from 'nestjs-process-notifications';
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/journal-durability.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import type { DataSync, JournalDurability } from '../../libs/process-notifications/src/persistence/durability/journal-durability.js';
 import {
   WRITER_AUTOCHECKPOINT_PAGES,
   type WalCheckpointer,
   type WalCheckpointResult,
-} from '../../libs/process-notifications/src/persistence/wal-checkpointer.js';
+} from '../../libs/process-notifications/src/persistence/durability/wal-checkpointer.js';
 import { createTestApp, notification, openSessionWithLoop, useSessionWithLoop } from '../support/test-app.js';
 import { tempDir } from './support/temp-dir.js';
 

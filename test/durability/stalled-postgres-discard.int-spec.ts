@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
-import { discardPostgresConnection } from '../../libs/process-notifications/src/persistence/store-connection.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
+import { discardPostgresConnection } from '../../libs/process-notifications/src/persistence/dialects/store-connection.js';
 import { PrivatePostgres } from '../support/private-postgres.js';
 
 // What the test reads of node-postgres' pool and client (public in node-postgres' typings).

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
-import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
+import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { IdempotencyCollisionError } from '../../libs/process-notifications/src/errors/idempotency-collision.error.js';
-import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal-draft.interface.js';
+import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal/journal-draft.interface.js';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 
 // Issue 37: on PostgreSQL the writer inserts a batch's consecutive plain appends in one statement

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
-import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
+import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { JournalPages } from '../../libs/process-notifications/src/persistence/pages/journal-pages.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { AlreadyExistsError } from '../../libs/process-notifications/src/errors/already-exists.error.js';
 import { JournalUnavailableError } from '../../libs/process-notifications/src/errors/journal-unavailable.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
-import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal-draft.interface.js';
+import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal/journal-draft.interface.js';
 import { POSTGRES_URL, connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { latch } from '../support/latch.js';
 import { notificationDraft } from '../support/notification-fixture.js';
-import { managerOf } from '../../libs/process-notifications/src/persistence/store-transaction.js';
+import { managerOf } from '../../libs/process-notifications/src/persistence/transaction/store-transaction.js';
 
 // The journal writer on a real PostgreSQL database (a schema of this file's own): lease fencing
 // per job, the NOTIFY hint of every committed batch, reads on pooled connections with a deadline,
@@ -53,7 +54,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
     const commits: JournalCommit[] = [];
     writer.commits$.subscribe((commit) => commits.push(commit));
     open.push({ dataSource, leases, writer });
-    return { dataSource, leases, writer, commits };
+    return { dataSource, leases, writer, commits, pages: new JournalPages(dataSource, writer) };
   };
   const recordsOf = async (sessionId: string): Promise<string[]> =>
     (
@@ -229,7 +230,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
         .sort()
         .reverse();
       const sessionId = await journalThenUpdateFirst(node, ids);
-      const page = await node.writer.page(sessionId, 0, 10);
+      const page = await node.pages.page(sessionId, 0, 10);
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
 
@@ -250,12 +251,12 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
       const ids = Array.from({ length: 5 }, () => randomUUID());
       // The first record, updated in place, now sits after the others in the table.
       const sessionId = await journalThenUpdateFirst(node, ids);
-      const page = await heapReader.page(sessionId, 0, 10);
+      const page = await new JournalPages(heapOnly, heapReader).page(sessionId, 0, 10);
       expect(page.map((record) => record.idempotencyId)).toEqual(ids);
     });
 
     it('does not wait behind a write transaction in progress', async () => {
-      const { writer } = await start(2);
+      const { writer, pages } = await start(2);
       const sessionId = randomUUID();
       const [gate, release] = latch();
       const [inTransaction, entered] = latch();
@@ -265,10 +266,10 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
         await gate;
       });
       await inTransaction;
-      await expect(writer.page(sessionId, 0, 10)).resolves.toEqual([]);
+      await expect(pages.page(sessionId, 0, 10)).resolves.toEqual([]);
       release();
       await held;
-      await expect(writer.page(sessionId, 0, 10)).resolves.toHaveLength(1);
+      await expect(pages.page(sessionId, 0, 10)).resolves.toHaveLength(1);
     });
   });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
-import { LoopStreamRows } from '../../libs/process-notifications/src/persistence/loop-stream-rows.js';
-import { JournalCounters } from '../../libs/process-notifications/src/persistence/journal-counters.js';
-import { JournalRecordEntity, CONSUMED_KIND } from '../../libs/process-notifications/src/persistence/journal-record.entity.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
+import { LoopStreamRows } from '../../libs/process-notifications/src/persistence/pages/loop-stream-rows.js';
+import { JournalCounters } from '../../libs/process-notifications/src/persistence/journal/journal-counters.js';
+import { JournalRecordEntity, CONSUMED_KIND } from '../../libs/process-notifications/src/persistence/journal/journal-record.entity.js';
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 
 // Issue 37: on PostgreSQL a loop's reads cost what they return, not the session. A fresh table

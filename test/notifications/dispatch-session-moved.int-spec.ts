@@ -1,5 +1,5 @@
 import { OwnerUnavailableError } from 'nestjs-process-notifications';
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
 import { Loops } from '../../libs/process-notifications/src/loops/loops.service.js';
 import { rejection } from '../support/rejection.js';
 import { notification, useSessionWithLoop } from '../support/test-app.js';

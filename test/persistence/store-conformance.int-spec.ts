@@ -4,18 +4,20 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { AdminReads } from '../../libs/process-notifications/src/persistence/admin-reads.service.js';
-import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/data-source-options.js';
-import { JournalNotifyListener } from '../../libs/process-notifications/src/persistence/journal-notify-listener.js';
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
-import { LoopRows } from '../../libs/process-notifications/src/persistence/loop-rows.js';
-import { runMigrationsExclusively } from '../../libs/process-notifications/src/persistence/migration-lock.js';
-import { ProcessOutcomes } from '../../libs/process-notifications/src/persistence/process-outcomes.service.js';
-import { RefusalStore, type RefusalRow } from '../../libs/process-notifications/src/persistence/refusal-store.service.js';
-import { SessionLeases } from '../../libs/process-notifications/src/persistence/session-leases.service.js';
-import { SessionRows } from '../../libs/process-notifications/src/persistence/session-rows.js';
-import { storeDialectOf } from '../../libs/process-notifications/src/persistence/store-dialects.js';
-import { managerOf } from '../../libs/process-notifications/src/persistence/store-transaction.js';
+import { AdminReads } from '../../libs/process-notifications/src/persistence/admin-reads/admin-reads.service.js';
+import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/persistence/connection/data-source-options.js';
+import { JournalNotifyListener } from '../../libs/process-notifications/src/persistence/journal/journal-notify-listener.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { JournalPages } from '../../libs/process-notifications/src/persistence/pages/journal-pages.service.js';
+import { SessionStore } from '../../libs/process-notifications/src/persistence/sessions/session-store.service.js';
+import { LoopRows } from '../../libs/process-notifications/src/persistence/sessions/loop-rows.js';
+import { runMigrationsExclusively } from '../../libs/process-notifications/src/persistence/migrations/migration-lock.js';
+import { ProcessOutcomes } from '../../libs/process-notifications/src/persistence/outcomes/process-outcomes.service.js';
+import { RefusalStore, type RefusalRow } from '../../libs/process-notifications/src/persistence/refusals/refusal-store.service.js';
+import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
+import { SessionRows } from '../../libs/process-notifications/src/persistence/sessions/session-rows.js';
+import { storeDialectOf } from '../../libs/process-notifications/src/persistence/dialects/store-dialects.js';
+import { managerOf } from '../../libs/process-notifications/src/persistence/transaction/store-transaction.js';
 import { JournalFeed } from '../../libs/process-notifications/src/journal/journal-feed.service.js';
 import { IdempotencyCollisionError } from '../../libs/process-notifications/src/errors/idempotency-collision.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
@@ -23,6 +25,7 @@ import type { ProcessLifecycleRecord } from '../../libs/process-notifications/sr
 import { connectPostgresAdmin, freshSchema } from '../support/postgres.js';
 import { notificationDraft } from '../support/notification-fixture.js';
 import type { OutcomeKind } from 'process-notifications-contract';
+import { topologyOf } from '../../libs/process-notifications/src/persistence/connection/topology.provider.js';
 
 /**
  * One set of assertions for every port of `persistence/`, run against each database the library
@@ -36,6 +39,8 @@ interface Store {
   readonly dataSource: DataSource;
   readonly leases: SessionLeases;
   readonly writer: JournalWriter;
+  readonly pages: JournalPages;
+  readonly sessions: SessionStore;
   readonly admin: AdminReads;
   readonly refusals: RefusalStore;
   readonly outcomes: ProcessOutcomes;
@@ -52,12 +57,14 @@ async function openStore(databaseUrl: string): Promise<Store> {
   const writer = new JournalWriter(dataSource, leases);
   await writer.onModuleInit();
   const listener = new JournalNotifyListener(dataSource);
-  const feed = new JournalFeed(listener, writer, leases);
+  const feed = new JournalFeed(listener, writer, topologyOf(dataSource), leases);
   await feed.onModuleInit();
   return {
     dataSource,
     leases,
     writer,
+    pages: new JournalPages(dataSource, writer),
+    sessions: new SessionStore(writer),
     admin: new AdminReads(writer, dataSource),
     refusals: new RefusalStore(writer, leases, dataSource),
     outcomes: new ProcessOutcomes(writer),
@@ -171,18 +178,18 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
         createdAt: '2026-01-01T00:00:00.000Z',
         closedAt: null,
       });
-      await expect(store.writer.sessionOfToken(`hash-${sessionId2}`)).resolves.toMatchObject({ sessionId: sessionId2 });
+      await expect(store.sessions.sessionOfToken(`hash-${sessionId2}`)).resolves.toMatchObject({ sessionId: sessionId2 });
 
       let rotated = false;
-      await store.writer.rotateSessionToken(sessionId2, 'rotated', () => (rotated = true));
+      await store.sessions.rotateSessionToken(sessionId2, 'rotated', () => (rotated = true));
       expect(rotated).toBe(true);
-      await expect(store.writer.sessionOfToken(`hash-${sessionId2}`)).resolves.toBeNull();
-      await expect(store.writer.sessionOfToken('rotated')).resolves.toMatchObject({ sessionId: sessionId2 });
+      await expect(store.sessions.sessionOfToken(`hash-${sessionId2}`)).resolves.toBeNull();
+      await expect(store.sessions.sessionOfToken('rotated')).resolves.toMatchObject({ sessionId: sessionId2 });
 
       const closedAt = '2026-01-02T00:00:00.000Z';
-      await expect(store.writer.closeSession(sessionId2, closedAt, () => undefined)).resolves.toBe(closedAt);
-      await expect(store.writer.closeSession(sessionId2, '2026-01-03T00:00:00.000Z', () => undefined)).resolves.toBe(closedAt);
-      await expect(store.writer.sessionOfToken('rotated')).resolves.toBeNull();
+      await expect(store.sessions.closeSession(sessionId2, closedAt, () => undefined)).resolves.toBe(closedAt);
+      await expect(store.sessions.closeSession(sessionId2, '2026-01-03T00:00:00.000Z', () => undefined)).resolves.toBe(closedAt);
+      await expect(store.sessions.sessionOfToken('rotated')).resolves.toBeNull();
       await expect(store.writer.lookup((reader) => sessionRows.byId(reader, sessionId2))).resolves.toMatchObject({
         closedAt,
         tokenHash: null,
@@ -223,7 +230,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       expect(collision).toMatchObject({ sequence: first.record.sequence, differingFields: ['process_handle'] });
       const later = await store.writer.append(notificationDraft({ sessionId, loopId }));
       expect(later.record.sequence).toBeGreaterThan(first.record.sequence);
-      await expect(store.writer.page(sessionId, 0, 10)).resolves.toEqual([
+      await expect(store.pages.page(sessionId, 0, 10)).resolves.toEqual([
         expect.objectContaining({ sequence: first.record.sequence }),
         expect.objectContaining({ sequence: later.record.sequence }),
       ]);
@@ -247,7 +254,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       ]);
       // Another loop of the session never had it.
       await expect(store.writer.consume(sessionId, otherLoop, [commandId], () => false)).resolves.toEqual([{ commandId, notFound: true }]);
-      await expect(store.writer.consumptionOf(sessionId, commandId)).resolves.toMatchObject({ causeCommandId: commandId });
+      await expect(store.pages.consumptionOf(sessionId, commandId)).resolves.toMatchObject({ causeCommandId: commandId });
     });
   });
 
@@ -361,18 +368,18 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       const one = await store.writer.append(notificationDraft({ sessionId, loopId }));
       await store.writer.append(notificationDraft({ sessionId, loopId: other }));
       const two = await store.writer.append(notificationDraft({ sessionId, loopId }));
-      await expect(store.writer.loopStreamStart(sessionId, loopId)).resolves.toEqual({
+      await expect(store.pages.loopStreamStart(sessionId, loopId)).resolves.toEqual({
         oldestUnconsumed: one.record.sequence,
         lastSequence: two.record.sequence,
       });
       const [consumed] = await store.writer.consume(sessionId, loopId, [one.record.idempotencyId], () => true);
-      const page = await store.writer.loopStreamPage(sessionId, loopId, 0, 10);
+      const page = await store.pages.loopStreamPage(sessionId, loopId, 0, 10);
       expect(page.rows.map((row) => [row.kind, row.sequence])).toEqual([
         ['notification', two.record.sequence],
         ['consumed', (consumed as { sequence: number }).sequence],
       ]);
       expect(page.more).toBe(false);
-      await expect(store.writer.loopStreamStart(sessionId, randomUUID())).resolves.toBeUndefined();
+      await expect(store.pages.loopStreamStart(sessionId, randomUUID())).resolves.toBeUndefined();
     });
   });
 
@@ -406,20 +413,20 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
           await outcome(loopId, earlier[random(earlier.length)]!.commandId);
         }
       }
-      const { lastSequence } = (await store.writer.loopStreamStart(sessionId, loops[0]!))!;
+      const { lastSequence } = (await store.pages.loopStreamStart(sessionId, loops[0]!))!;
       let compared = 0;
       for (let after = 0; after <= lastSequence; after += 1 + random(7)) {
         const limit = 1 + random(40);
-        const shared = await store.writer.sessionLoopStreamPage(sessionId, after, limit);
+        const shared = await store.pages.sessionLoopStreamPage(sessionId, after, limit);
         for (const loopId of loops) {
-          const own = await store.writer.loopStreamPage(sessionId, loopId, after, 10_000);
+          const own = await store.pages.loopStreamPage(sessionId, loopId, after, 10_000);
           const expected = own.rows.filter((row) => row.sequence <= shared.last);
           expect(shared.rows.filter((entry) => entry.loopId === loopId).map((entry) => entry.row)).toEqual(expected);
           compared += expected.length;
         }
       }
       // The workload reached every kind of row the stream has.
-      const kinds = new Set((await store.writer.sessionLoopStreamPage(sessionId, 0, 10_000)).rows.map((entry) => entry.row.kind));
+      const kinds = new Set((await store.pages.sessionLoopStreamPage(sessionId, 0, 10_000)).rows.map((entry) => entry.row.kind));
       expect([...kinds].sort()).toEqual(['consumed', 'notification', 'outcome']);
       expect(compared).toBeGreaterThan(100);
     });
@@ -460,7 +467,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
         }
       }
       const last = Math.max(
-        ...(await Promise.all(sessions.map(async (sessionId) => (await store.writer.page(sessionId, 0, 10_000)).at(-1)!.sequence))),
+        ...(await Promise.all(sessions.map(async (sessionId) => (await store.pages.page(sessionId, 0, 10_000)).at(-1)!.sequence))),
       );
       let compared = 0;
       const kinds = new Set<string>();
@@ -473,13 +480,13 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
           return { sessionId, loopId: random(2) === 0 ? null : loops[random(loops.length)]!, after: random(last + 1) };
         });
         const limit = 1 + random(40);
-        const shared = await store.writer.loopStreamRangesPage(ranges, limit);
+        const shared = await store.pages.loopStreamRangesPage(ranges, limit);
         expect(shared.last).toHaveLength(ranges.length);
         for (const [index, { sessionId, loopId, after }] of ranges.entries()) {
           const own =
             loopId === null
-              ? await store.writer.sessionLoopStreamPage(sessionId, after, 10_000)
-              : await store.writer.loopStreamPage(sessionId, loopId, after, 10_000).then((page) => ({
+              ? await store.pages.sessionLoopStreamPage(sessionId, after, 10_000)
+              : await store.pages.loopStreamPage(sessionId, loopId, after, 10_000).then((page) => ({
                   ...page,
                   rows: page.rows.map((row) => ({ loopId, row })),
                 }));
@@ -513,7 +520,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       )) as Array<{ command_id: string }>;
       expect(row?.command_id).toBe(record.idempotencyId);
       await store.writer.write((tx) => dialect.takeBackAppend(managerOf(tx), record.sequence), sessionId);
-      await expect(store.writer.page(sessionId, 0, 10)).resolves.toEqual([]);
+      await expect(store.pages.page(sessionId, 0, 10)).resolves.toEqual([]);
       expect(dialect.shared).toBe(store.leases.enabled);
     });
   });

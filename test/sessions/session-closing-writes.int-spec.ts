@@ -1,5 +1,6 @@
 import { SessionClosedError } from 'nestjs-process-notifications';
-import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal-writer.service.js';
+import { JournalWriter } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
+import { SessionStore } from '../../libs/process-notifications/src/persistence/sessions/session-store.service.js';
 import { createTestApp, notification } from '../support/test-app.js';
 
 // Closing a session races with writes already on their way: a write that passed its entry check
@@ -21,7 +22,7 @@ describe('closing a session against writes already queued', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding!: () => void;
     const isHolding = new Promise<void>((resolve) => (holding = resolve));
-    const closing = writer.closeSession(sessionId, new Date().toISOString(), () => undefined);
+    const closing = app.moduleRef.get(SessionStore, { strict: false }).closeSession(sessionId, new Date().toISOString(), () => undefined);
     const holder = writer.write(async () => {
       holding();
       await held;

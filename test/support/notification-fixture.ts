@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal-draft.interface.js';
+import type { JournalDraft } from '../../libs/process-notifications/src/persistence/journal/journal-draft.interface.js';
 
 /**
  * A valid completion notification, keys in the library's canonical order (so its JSON is the

@@ -7,14 +7,14 @@ export {
   DEFAULT_MAX_LOOPS_PER_SESSION,
   DEFAULT_RETENTION_DAYS,
 } from './process-notifications.module-definition.js';
-export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/journal-writer.service.js';
-export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/data-source-options.js';
-export { runMigrationsExclusively } from './persistence/migration-lock.js';
-export { migrateStore, probeStore, type StoreProbeStep } from './persistence/store-probe.js';
-export { REFUSAL_RETENTION, RefusalStore, type RefusalRow } from './persistence/refusal-store.service.js';
-export { SchemaNewerThanCodeError } from './persistence/schema-newer-than-code.error.js';
-export { SqliteFileInUseError } from './persistence/sqlite-file-in-use.error.js';
-export { OwnedDataSource } from './persistence/owned-data-source.js';
+export { DEFAULT_JOURNAL_TIMEOUT_MS, type JournalCommit } from './persistence/journal/journal-writer.service.js';
+export { DEFAULT_DATABASE_URL, dataSourceOptionsFromUrl } from './persistence/connection/data-source-options.js';
+export { runMigrationsExclusively } from './persistence/migrations/migration-lock.js';
+export { migrateStore, probeStore, type StoreProbeStep } from './persistence/connection/store-probe.js';
+export { REFUSAL_RETENTION, RefusalStore, type RefusalRow } from './persistence/refusals/refusal-store.service.js';
+export { SchemaNewerThanCodeError } from './persistence/migrations/schema-newer-than-code.error.js';
+export { SqliteFileInUseError } from './persistence/dialects/sqlite-file-in-use.error.js';
+export { OwnedDataSource } from './persistence/connection/owned-data-source.js';
 export { ProcessNotificationsService } from './process-notifications.service.js';
 export type {
   ClosedSessionView,

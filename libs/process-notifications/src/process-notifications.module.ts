@@ -6,8 +6,13 @@ import { DispatchProcessNotificationHandler } from './commands/dispatch-process-
 import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter } from './persistence/journal-writer.service.js';
-import { StoreConnectionModule } from './persistence/store-connection.module.js';
+import { JournalWriter } from './persistence/journal/journal-writer.service.js';
+import { JournalPruning } from './persistence/journal/journal-pruning.service.js';
+import { JournalPages } from './persistence/pages/journal-pages.service.js';
+import { RestoreReads } from './persistence/sessions/restore-reads.service.js';
+import { SessionStore } from './persistence/sessions/session-store.service.js';
+import { TOPOLOGY_PROVIDER } from './persistence/connection/topology.provider.js';
+import { StoreConnectionModule } from './persistence/connection/store-connection.module.js';
 import {
   ASYNC_OPTIONS_TYPE,
   ConfigurableModuleClass,
@@ -22,13 +27,13 @@ import { Loops } from './loops/loops.service.js';
 import { JournalRestore } from './restore/journal-restore.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { JournalNotifyListener } from './persistence/journal-notify-listener.js';
-import { SessionLeases } from './persistence/session-leases.service.js';
+import { JournalNotifyListener } from './persistence/journal/journal-notify-listener.js';
+import { SessionLeases } from './persistence/leases/session-leases.service.js';
 import { SessionOwnership } from './cluster/session-ownership.service.js';
-import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
-import { RefusalStore } from './persistence/refusal-store.service.js';
+import { ProcessOutcomes } from './persistence/outcomes/process-outcomes.service.js';
+import { RefusalStore } from './persistence/refusals/refusal-store.service.js';
 import { AdminQueries } from './admin/admin-queries.service.js';
-import { AdminReads } from './persistence/admin-reads.service.js';
+import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
 
 /**
  * Journal-first delivery of process completion notifications to agent loops.
@@ -39,7 +44,12 @@ import { AdminReads } from './persistence/admin-reads.service.js';
   imports: [CqrsModule],
   providers: [
     SessionLeases,
+    TOPOLOGY_PROVIDER,
     JournalWriter,
+    JournalPruning,
+    JournalPages,
+    RestoreReads,
+    SessionStore,
     JournalNotifyListener,
     JournalFeed,
     JournalRetention,

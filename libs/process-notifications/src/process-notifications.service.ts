@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, EventBus, ofType } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
-import { filter, map, type Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import { ConsumeProcessNotificationCommand } from './commands/consume-process-notification/consume-process-notification.command.js';
 import type {
   NotificationConsumption,
@@ -13,52 +13,51 @@ import { NotifyProcessCompletionCommand } from './commands/notify-process-comple
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
-import { JournalWriter, type JournalCommit } from './persistence/journal-writer.service.js';
+import { ProcessNotificationsJournalApi } from './process-notifications-journal-api.js';
+import { Topology } from './topology/topology.js';
+import { JournalWriter } from './persistence/journal/journal-writer.service.js';
+import { JournalPages } from './persistence/pages/journal-pages.service.js';
 import type { LoopEngine } from './vocabulary/process-vocabulary.js';
 import type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 import { Loops } from './loops/loops.service.js';
 import { Sessions } from './sessions/sessions.service.js';
 import { JournalFeed } from './journal/journal-feed.service.js';
-import { SessionLeases } from './persistence/session-leases.service.js';
+import { SessionLeases } from './persistence/leases/session-leases.service.js';
 import { SessionOwnership, type SessionOwner } from './cluster/session-ownership.service.js';
-import { ProcessOutcomes } from './persistence/process-outcomes.service.js';
+import { ProcessOutcomes } from './persistence/outcomes/process-outcomes.service.js';
 import type { ProcessOutcome } from './model/process-outcome.interface.js';
 import {
-  loopEventView,
   loopView,
-  recordView,
   type ClosedSessionView,
-  type LoopEventsPage,
-  type LoopStreamRangeRequest,
-  type LoopStreamsPage,
-  type SessionLoopEventsPage,
-  type JournalRecordView,
   type SessionTokenView,
   type LoopView,
   type PendingNotificationView,
   type SessionView,
 } from './process-notifications.views.js';
 import { idOf } from './validation/canonical-uuid.decorator.js';
-import { LoopNotFoundError } from './errors/loop-not-found.error.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
  * Every write goes through the command bus or the serialized journal writer.
  */
 @Injectable()
-export class ProcessNotificationsService {
+export class ProcessNotificationsService extends ProcessNotificationsJournalApi {
   constructor(
     private readonly commandBus: CommandBus,
     private readonly loops: Loops,
-    private readonly sessions: Sessions,
-    private readonly journal: JournalWriter,
+    sessions: Sessions,
+    journal: JournalWriter,
     private readonly eventBus: EventBus,
     private readonly retention: JournalRetention,
     private readonly ownership: SessionOwnership,
     private readonly leases: SessionLeases,
-    private readonly feed: JournalFeed,
+    feed: JournalFeed,
     private readonly outcomes: ProcessOutcomes,
-  ) {}
+    private readonly topology: Topology,
+    pages: JournalPages,
+  ) {
+    super(sessions, journal, pages, feed);
+  }
 
   /**
    * Drops the payloads of consumed notifications and lifecycle records older than
@@ -140,7 +139,7 @@ export class ProcessNotificationsService {
    * SQLite, where {@link locateOwner} always answers `self` and nothing needs forwarding.
    */
   get sharesDatabase(): boolean {
-    return this.leases.enabled;
+    return this.topology.shared;
   }
 
   /** This process's node id (several nodes on PostgreSQL); a restarted process is a new node. */
@@ -254,78 +253,6 @@ export class ProcessNotificationsService {
     return this.commandBus.execute(new ConsumeProcessNotificationsCommand(sessionId, loopId, commandIds));
   }
 
-  /** Journal records of a session after `after`, at most `limit`, in sequence order. */
-  async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
-    // Any node reads any session's journal: no ownership needed.
-    const session = await this.sessions.find(sessionId);
-    return this.journal.pageOf(session.sessionId, after, limit, recordView);
-  }
-
-  /**
-   * Where a loop's event stream starts when the client names no position (issue 37): just
-   * before the loop's oldest unconsumed notification, or, when it has none, at the session's
-   * last sequence. Read from the database, so any node answers; throws `SessionNotFoundError` or
-   * `LoopNotFoundError` (also use it to check the loop before streaming from a given position).
-   */
-  async loopEventsStart(sessionId: string, loopId: string): Promise<number> {
-    const session = await this.sessions.find(sessionId);
-    const loop = idOf(loopId, 'loop_id');
-    const start = await this.journal.loopStreamStart(session.sessionId, loop);
-    if (!start) throw new LoopNotFoundError(session.sessionId, loop);
-    return start.oldestUnconsumed === null ? start.lastSequence : start.oldestUnconsumed - 1;
-  }
-
-  /**
-   * One read of a loop's event stream after `after` (issue 37): the loop's own records only, in
-   * sequence order, as events: each notification of the loop not consumed when read (with its
-   * outcome if that was journaled before it), each outcome of one of its notifications journaled
-   * after that notification, each consumed record. `last` is where to read on (past skipped
-   * records too), `more` whether to read on at once. From the database: any node, any owner. Call after {@link loopEventsStart}.
-   */
-  async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
-    const page = await this.journal.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
-    return { events: page.rows.map(loopEventView), last: page.last, more: page.more };
-  }
-
-  /**
-   * {@link readLoopEvents} for every loop of a session at once: one read from `after`, each event
-   * with its loop, the events of a loop being what {@link readLoopEvents} reads for it over the
-   * same range. For a node streaming many loops of one session: one read per commit, not one per loop.
-   */
-  async readSessionLoopEvents(sessionId: string, after: number, limit = 500): Promise<SessionLoopEventsPage> {
-    const page = await this.journal.sessionLoopStreamPage(sessionId.toLowerCase(), after, limit);
-    return {
-      events: page.rows.map(({ loopId, row }) => ({ loopId, event: loopEventView(row) })),
-      last: page.last,
-      more: page.more,
-    };
-  }
-
-  /**
-   * {@link readLoopEvents} and {@link readSessionLoopEvents} for the streams of many sessions at
-   * once (issue 46): one read per 64 ranges, each range (one per session) from its own position,
-   * its events being what the read of its loop, or of its session's loops, gives over the same
-   * range. For a node streaming the loops of many sessions: one read per commit, not one per
-   * session. `last` is per range (a range moves only past its own records, never to another
-   * session's sequence).
-   */
-  async readLoopStreams(ranges: readonly LoopStreamRangeRequest[], limit = 500): Promise<LoopStreamsPage> {
-    const page = await this.journal.loopStreamRangesPage(
-      ranges.map(({ sessionId, loopId, after }) => ({ sessionId: sessionId.toLowerCase(), loopId: loopId?.toLowerCase() ?? null, after })),
-      limit,
-    );
-    return {
-      events: page.rows.map(({ range, loopId, row }) => ({ range, loopId, event: loopEventView(row) })),
-      last: page.last,
-      more: page.more,
-    };
-  }
-
-  /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */
-  loopChanges(sessionId: string, loopId: string): Observable<void> {
-    return this.feed.loopChanges(sessionId.toLowerCase(), loopId.toLowerCase());
-  }
-
   /** Notifications as loops accept them (also published as `ProcessNotificationAcceptedEvent`). */
   get accepted$(): Observable<PendingProcessNotification> {
     return this.eventBus.pipe(
@@ -335,59 +262,10 @@ export class ProcessNotificationsService {
   }
 
   /**
-   * True when the journal can commit, answered within 2 s: false while the database does not
-   * answer, and after a failed write (a full disk, say) until a write commits again.
-   */
-  isHealthy(): Promise<boolean> {
-    return this.journal.isHealthy();
-  }
-
-  /**
-   * Every transaction the journal writer commits: how many units of work it held (`size`) and
-   * how long it took from BEGIN to the end of COMMIT (`seconds`). For metrics.
-   */
-  get journalCommits$(): Observable<JournalCommit> {
-    return this.journal.commits$;
-  }
-
-  /**
    * Notifications pending in all loops of this process (accepted or restored, not yet consumed).
    * A running count: reading it costs nothing, however many loops there are.
    */
   get pendingCount(): number {
     return this.loops.pendingCount;
-  }
-
-  /** Every journal record as it commits, all sessions, in sequence order. */
-  get records$(): Observable<JournalRecordView> {
-    return this.journal.records$.pipe(map(recordView));
-  }
-
-  /**
-   * Emits whenever records of the session may have been committed, by this node or (on
-   * PostgreSQL) any other: a hint to read the journal after the last sequence seen. Together with
-   * {@link readJournal} it makes a gap-free tail that survives a change of owner.
-   */
-  journalChanges(sessionId: string): Observable<void> {
-    return this.feed.changes(sessionId.toLowerCase());
-  }
-
-  /**
-   * {@link journalChanges} of every session in one stream: the id of a session whose records may
-   * have been committed (by this node or, on PostgreSQL, any other), or null when any session's
-   * may have. For a reader following many sessions: one subscription, not one per session.
-   */
-  journalChangedSessions(): Observable<string | null> {
-    return this.feed.changedSessions();
-  }
-
-  /** One session's journal records as this process commits them, in sequence order. */
-  recordsOf(sessionId: string): Observable<JournalRecordView> {
-    const id = sessionId.toLowerCase();
-    // Filter before parsing: this runs inside the append path for every record of every session.
-    return this.journal.records$.pipe(
-      filter((record) => record.sessionId === id),
-      map(recordView),
-    );
   }
 }

@@ -1,5 +1,5 @@
-import type { JournalRecordEntity } from './persistence/journal-record.entity.js';
-import type { LoopStreamOutcome, LoopStreamRow } from './persistence/loop-stream-rows.js';
+import type { JournalRecordEntity } from './persistence/journal/journal-record.entity.js';
+import type { LoopStreamOutcome, LoopStreamRow } from './persistence/pages/loop-stream-rows.js';
 import type { ProcessCompletionNotification } from './model/process-completion-notification.interface.js';
 import type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
 import type { ProcessLoop } from './loops/process-loop.js';

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AdminReads } from '../persistence/admin-reads.service.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
-import { ProcessOutcomes } from '../persistence/process-outcomes.service.js';
+import { AdminReads } from '../persistence/admin-reads/admin-reads.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
+import { Topology } from '../topology/topology.js';
+import { ProcessOutcomes } from '../persistence/outcomes/process-outcomes.service.js';
 import { CommandNotJournaledError } from '../errors/command-not-journaled.error.js';
 import { ValidationError } from '../errors/validation.error.js';
 import { DEFAULT_LOOP_CAPACITY, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
@@ -48,6 +49,7 @@ export class AdminQueries {
   constructor(
     private readonly reads: AdminReads,
     private readonly leases: SessionLeases,
+    private readonly topology: Topology,
     private readonly outcomes: ProcessOutcomes,
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
@@ -169,17 +171,16 @@ export class AdminQueries {
    * with one URL only the newest (a node restarted at its address replaces its old row).
    */
   async nodes(fallbackUrl = ''): Promise<NodeView[]> {
-    if (!this.leases.enabled) {
-      return [
-        {
-          nodeId: this.leases.nodeId,
-          nodeUrl: this.leases.advertisedUrl || fallbackUrl,
-          live: true,
-          lastHeartbeatAt: null,
-          sessions: await this.reads.sessionCount(),
-        },
-      ];
-    }
+    const alone = await this.topology.onOneNode(async (): Promise<NodeView[]> => [
+      {
+        nodeId: this.leases.nodeId,
+        nodeUrl: this.leases.advertisedUrl || fallbackUrl,
+        live: true,
+        lastHeartbeatAt: null,
+        sessions: await this.reads.sessionCount(),
+      },
+    ]);
+    if (alone) return alone;
     const rows = await this.reads.nodes();
     return rows.map((row) => ({
       nodeId: row.nodeId,

@@ -4,11 +4,12 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { Loops } from '../loops/loops.service.js';
-import type { SessionEntity } from '../persistence/session.entity.js';
+import type { SessionEntity } from '../persistence/sessions/session.entity.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
+import { Topology } from '../topology/topology.js';
 
 // How long a request for another node's session waits on the database before it is forwarded
 // to the owner the database named last.
@@ -41,6 +42,7 @@ export class SessionOwnership implements OnModuleDestroy {
 
   constructor(
     private readonly leases: SessionLeases,
+    private readonly topology: Topology,
     private readonly sessions: Sessions,
     private readonly loops: Loops,
     private readonly restore: JournalRestore,
@@ -57,10 +59,10 @@ export class SessionOwnership implements OnModuleDestroy {
    * unknown session, `OwnerUnavailableError` while another live node owns it.
    */
   async own(sessionId: string): Promise<SessionEntity> {
-    if (this.leases.enabled) {
+    await this.topology.acrossNodes(async () => {
       const id = idOf(sessionId, 'session_id');
       if (this.leases.epochOf(id) === undefined) await this.takeOver(id);
-    }
+    });
     return this.sessions.require(sessionId);
   }
 
@@ -104,9 +106,8 @@ export class SessionOwnership implements OnModuleDestroy {
    * waiting on the database (the owner checks its own lease).
    */
   async locate(sessionId: string): Promise<SessionOwner> {
-    if (!this.leases.enabled) return { kind: 'self' };
+    if (this.topology.holds(() => this.leases.epochOf(idOf(sessionId, 'session_id')) !== undefined)) return { kind: 'self' };
     const id = idOf(sessionId, 'session_id');
-    if (this.leases.epochOf(id) !== undefined) return { kind: 'self' };
     const lookup = this.leases.locate(id).then((where): SessionOwner => {
       if (where.owner !== 'node') {
         this.lastOwner.delete(id);

@@ -5,13 +5,14 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 import type { Subscription } from 'rxjs';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { connectPostgresAdmin, freshSchema } from '../../../../test/support/postgres.js';
-import { dataSourceOptionsFromUrl } from '../persistence/data-source-options.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
-import type { JournalDraft } from '../persistence/journal-draft.interface.js';
+import { dataSourceOptionsFromUrl } from '../persistence/connection/data-source-options.js';
+import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
+import type { JournalDraft } from '../persistence/journal/journal-draft.interface.js';
 import { JournalFeed } from './journal-feed.service.js';
-import { JournalNotifyListener } from '../persistence/journal-notify-listener.js';
+import { JournalNotifyListener } from '../persistence/journal/journal-notify-listener.js';
 import { notificationDraft } from '../../../../test/support/notification-fixture.js';
+import { topologyOf } from '../persistence/connection/topology.provider.js';
 
 // The journal feed with the real writer and journal: on SQLite (this process's commits only) and
 // on PostgreSQL in a schema of this file's own (NOTIFY hints from any node, polling while the
@@ -133,7 +134,7 @@ describe('JournalFeed on SQLite (one process: no LISTEN, no polling)', () => {
     dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
     const leases = new SessionLeases(dataSource);
     writer = new JournalWriter(dataSource, leases);
-    feed = new JournalFeed(new JournalNotifyListener(dataSource), writer, leases);
+    feed = new JournalFeed(new JournalNotifyListener(dataSource), writer, topologyOf(dataSource), leases);
   });
   afterEach(async () => {
     feed.onModuleDestroy();
@@ -177,7 +178,7 @@ describeOnPostgres('JournalFeed on PostgreSQL (LISTEN/NOTIFY hints, polling whil
     } as never).initialize();
     const leases = new SessionLeases(dataSource, { leaseTtlMs: 600_000 });
     const writer = new JournalWriter(dataSource, leases);
-    const feed = new JournalFeed(new JournalNotifyListener(dataSource), writer, leases);
+    const feed = new JournalFeed(new JournalNotifyListener(dataSource), writer, topologyOf(dataSource), leases);
     started.push(async () => {
       feed.onModuleDestroy();
       await leases.release();

@@ -1,9 +1,10 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { filter, interval, map, merge, mergeMap, type Observable } from 'rxjs';
-import { hintedSessions } from '../persistence/journal-commit-hint.js';
-import { JournalNotifyListener } from '../persistence/journal-notify-listener.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
+import { hintedSessions } from '../persistence/journal/journal-commit-hint.js';
+import { JournalNotifyListener } from '../persistence/journal/journal-notify-listener.js';
+import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
+import { Topology } from '../topology/topology.js';
 
 // While the LISTEN connection is down, readers re-read this often instead.
 const POLL_MS = 1_000;
@@ -20,6 +21,8 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly listener: JournalNotifyListener,
     private readonly writer: JournalWriter,
+    private readonly topology: Topology,
+    // Which node this is: its own hints name it, and are skipped.
     private readonly leases: SessionLeases,
   ) {}
 
@@ -46,30 +49,34 @@ export class JournalFeed implements OnModuleInit, OnModuleDestroy {
    */
   changedSessions(): Observable<string | null> {
     const local = this.writer.records$.pipe(map((record) => record.sessionId));
-    if (!this.leases.enabled) return local;
-    const remote = this.listener.hints$.pipe(mergeMap((payload) => hintedSessions(payload, this.leases.nodeId) ?? [null]));
-    const fallback = interval(POLL_MS).pipe(
-      filter(() => !this.listener.listening),
-      map(() => null),
-    );
-    return merge(local, remote, fallback);
+    return this.topology.withOtherNodes(local, () => {
+      const remote = this.listener.hints$.pipe(mergeMap((payload) => hintedSessions(payload, this.leases.nodeId) ?? [null]));
+      const fallback = interval(POLL_MS).pipe(
+        filter(() => !this.listener.listening),
+        map(() => null),
+      );
+      return merge(remote, fallback);
+    });
   }
 
   // This node's commits, and on PostgreSQL the session's hints, or a poll while not listening.
   private withHints(local: Observable<unknown>, sessionId: string): Observable<void> {
-    if (!this.leases.enabled) return local.pipe(map(() => undefined));
-    const remote = this.listener.hints$.pipe(
-      filter((payload) => {
-        const sessions = hintedSessions(payload, this.leases.nodeId);
-        return sessions === null || sessions.includes(sessionId);
-      }),
-    );
-    const fallback = interval(POLL_MS).pipe(filter(() => !this.listener.listening));
-    return merge(local, remote, fallback).pipe(map(() => undefined));
+    return this.topology
+      .withOtherNodes(local, () => {
+        const remote = this.listener.hints$.pipe(
+          filter((payload) => {
+            const sessions = hintedSessions(payload, this.leases.nodeId);
+            return sessions === null || sessions.includes(sessionId);
+          }),
+        );
+        const fallback = interval(POLL_MS).pipe(filter(() => !this.listener.listening));
+        return merge(remote, fallback);
+      })
+      .pipe(map(() => undefined));
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.leases.enabled) await this.listener.start();
+    await this.topology.acrossNodes(() => this.listener.start());
   }
 
   onModuleDestroy(): void {

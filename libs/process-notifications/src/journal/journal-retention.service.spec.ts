@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
-import type { JournalWriter } from '../persistence/journal-writer.service.js';
+import type { JournalPruning } from '../persistence/journal/journal-pruning.service.js';
 import { JournalRetention } from './journal-retention.service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -12,7 +12,7 @@ describe('JournalRetention (a writer that only records what it is asked)', () =>
   let calls: Array<{ cutoff: string; limit: number }>;
   let answers: Array<number | Error>;
   let logged: Array<{ level: string; message: string }>;
-  let writer: JournalWriter;
+  let writer: JournalPruning;
 
   beforeEach(() => {
     calls = [];
@@ -24,7 +24,7 @@ describe('JournalRetention (a writer that only records what it is asked)', () =>
         const answer = answers.shift() ?? 0;
         return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
       },
-    } as unknown as JournalWriter;
+    } as unknown as JournalPruning;
     const capture: LoggerService = {
       log: (message: string) => void logged.push({ level: 'log', message }),
       warn: (message: string) => void logged.push({ level: 'warn', message }),

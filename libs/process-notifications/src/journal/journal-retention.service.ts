@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { DEFAULT_RETENTION_DAYS, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
+import { JournalPruning } from '../persistence/journal/journal-pruning.service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 // How often the periodic job runs, and how many payloads one of its transactions drops, so a
@@ -21,7 +21,7 @@ export class JournalRetention implements OnApplicationBootstrap, OnModuleDestroy
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly writer: JournalWriter,
+    private readonly writer: JournalPruning,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
   ) {
     const days = options.retentionDays ?? DEFAULT_RETENTION_DAYS;

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
-import type { LoopEntity } from '../persistence/loop.entity.js';
-import { LoopRows } from '../persistence/loop-rows.js';
-import type { SessionEntity } from '../persistence/session.entity.js';
+import type { LoopEntity } from '../persistence/sessions/loop.entity.js';
+import { LoopRows } from '../persistence/sessions/loop-rows.js';
+import type { SessionEntity } from '../persistence/sessions/session.entity.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopLimitError } from '../errors/loop-limit.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
 import { ValidationError } from '../errors/validation.error.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
+import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
 import {
   DEFAULT_LOOP_CAPACITY,
   DEFAULT_MAX_LOOPS_PER_SESSION,

@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
-import type { LoopStopRow, PendingRow } from '../persistence/journal-rows.js';
+import { RestoreReads } from '../persistence/sessions/restore-reads.service.js';
+import type { LoopStopRow, PendingRow } from '../persistence/journal/journal-rows.js';
 import { Loops } from '../loops/loops.service.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
+import { Topology } from '../topology/topology.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import type { ProcessCompletionNotification } from '../model/process-completion-notification.interface.js';
 
@@ -26,20 +26,22 @@ function journaledNotification(record: PendingRow): ProcessCompletionNotificatio
 @Injectable()
 export class JournalRestore implements OnModuleInit {
   constructor(
-    private readonly writer: JournalWriter,
+    private readonly writer: RestoreReads,
     private readonly sessions: Sessions,
     private readonly loops: Loops,
-    private readonly leases: SessionLeases,
+    private readonly topology: Topology,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.leases.enabled) return;
+    // Every session at once on one node; where several share the database, each at its takeover.
     // Only what is still pending: the cost follows the pending sets, not the whole history.
-    await this.writer.restore(undefined, (rows) => {
-      this.sessions.load(rows.sessions);
-      this.loops.load(rows.loops);
-      return this.pendingRestorer(rows.stops);
-    });
+    await this.topology.onOneNode(() =>
+      this.writer.restore(undefined, (rows) => {
+        this.sessions.load(rows.sessions);
+        this.loops.load(rows.loops);
+        return this.pendingRestorer(rows.stops);
+      }),
+    );
   }
 
   /** Rebuilds one session's loops and pending sets (this node has just taken its lease). */

@@ -1,17 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { SessionEntity } from '../persistence/session.entity.js';
-import { SessionRows } from '../persistence/session-rows.js';
+import type { SessionEntity } from '../persistence/sessions/session.entity.js';
+import { SessionRows } from '../persistence/sessions/session-rows.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { SessionClosedError } from '../errors/session-closed.error.js';
-import { JournalWriter } from '../persistence/journal-writer.service.js';
+import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
+import { SessionStore } from '../persistence/sessions/session-store.service.js';
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
 import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
-import { SessionLeases } from '../persistence/session-leases.service.js';
+import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
+import { Topology } from '../topology/topology.js';
 
 function hashToken(token: string): string {
   // One-shot: a fraction of the cost of a Hash object for a string this short.
@@ -36,7 +38,9 @@ export class Sessions {
 
   constructor(
     private readonly writer: JournalWriter,
+    private readonly store: SessionStore,
     private readonly leases: SessionLeases,
+    private readonly topology: Topology,
     @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions,
   ) {
     const size = options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE;
@@ -64,8 +68,8 @@ export class Sessions {
     const id = idOf(sessionId, 'session_id');
     const cached = this.cached(id);
     if (cached) return cached;
-    if (!this.leases.enabled) throw new SessionNotFoundError(sessionId);
-    const session = await this.writer.lookup((store) => this.rows.byId(store, id));
+    // Another node may have created it; on one node, what memory lacks does not exist.
+    const session = await this.topology.acrossNodes(() => this.writer.lookup((store) => this.rows.byId(store, id)));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
     return session;
@@ -86,11 +90,10 @@ export class Sessions {
   async authenticate(token: string): Promise<string | undefined> {
     const hash = hashToken(token);
     const held = this.byTokenHash.get(hash);
-    if (!this.leases.enabled) return held;
-    // Memory is the truth only while this node's lease is current: a node that froze past it may
-    // hold a token that the session's next owner has rotated since.
-    if (held && this.leases.epochOf(held) !== undefined) return held;
-    const session = await this.writer.sessionOfToken(hash);
+    // Memory is the truth with several nodes only while this node's lease is current: a node that
+    // froze past it may hold a token that the session's next owner has rotated since.
+    if (held && this.topology.holds(() => this.leases.epochOf(held) !== undefined)) return held;
+    const session = await this.topology.acrossNodes(() => this.store.sessionOfToken(hash));
     if (!session) return undefined;
     this.add(session);
     return session.sessionId;
@@ -105,7 +108,7 @@ export class Sessions {
     if (session.closedAt) throw new SessionClosedError(session.sessionId, session.closedAt);
     const token = randomBytes(32).toString('base64url');
     const tokenHash = hashToken(token);
-    await this.writer.rotateSessionToken(session.sessionId, tokenHash, () => {
+    await this.store.rotateSessionToken(session.sessionId, tokenHash, () => {
       if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
       session.tokenHash = tokenHash;
       if (this.byId.get(session.sessionId) === session) this.byTokenHash.set(tokenHash, session.sessionId);
@@ -120,7 +123,7 @@ export class Sessions {
    */
   async close(session: SessionEntity): Promise<string> {
     if (session.closedAt) return session.closedAt;
-    return this.writer.closeSession(session.sessionId, new Date().toISOString(), (closedAt) => {
+    return this.store.closeSession(session.sessionId, new Date().toISOString(), (closedAt) => {
       if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
       session.tokenHash = null;
       session.closedAt = closedAt;
@@ -143,7 +146,8 @@ export class Sessions {
   // Keeps a session read from the database or just opened: held on SQLite, in the bounded cache
   // with several nodes until this node takes it over (hold).
   private add(session: SessionEntity): void {
-    if (!this.leases.enabled) return this.hold(session);
+    // On one node every session is this node's: held at once.
+    if (this.topology.holds(() => false)) return this.hold(session);
     if (this.byId.has(session.sessionId)) return;
     this.others.set(session.sessionId, session);
   }

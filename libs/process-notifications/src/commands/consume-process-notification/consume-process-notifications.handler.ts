@@ -1,7 +1,7 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { ProcessNotificationConsumedEvent } from '../../events/process-notification-consumed.event.js';
 import { ValidationError } from '../../errors/validation.error.js';
-import { JournalWriter } from '../../persistence/journal-writer.service.js';
+import { JournalWriter } from '../../persistence/journal/journal-writer.service.js';
 import { Loops } from '../../loops/loops.service.js';
 import { SessionOwnership } from '../../cluster/session-ownership.service.js';
 import { isCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';

@@ -1,6 +1,6 @@
 import { CommandHandler, EventBus, type ICommandHandler } from '@nestjs/cqrs';
 import { ProcessNotificationAcceptedEvent } from '../../events/process-notification-accepted.event.js';
-import { JournalWriter } from '../../persistence/journal-writer.service.js';
+import { JournalPages } from '../../persistence/pages/journal-pages.service.js';
 import type { LoopAnswer } from '../../loops/process-loop.js';
 import { Loops } from '../../loops/loops.service.js';
 import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';
@@ -18,7 +18,7 @@ const ACCEPTED: LoopAnswer = { disposition: 'accepted' };
 export class DispatchProcessNotificationHandler implements ICommandHandler<DispatchProcessNotificationCommand> {
   constructor(
     private readonly loops: Loops,
-    private readonly journal: JournalWriter,
+    private readonly journal: JournalPages,
     private readonly eventBus: EventBus,
   ) {}
 

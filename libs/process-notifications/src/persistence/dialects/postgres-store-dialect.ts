@@ -1,0 +1,101 @@
+import type { DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
+import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
+import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
+
+// One advisory lock key for "the schema migrations of this schema": a constant namespace and
+// the schema's name, so that processes on other schemas of the same database do not wait.
+const MIGRATIONS_LOCK_KEY = "hashtext('nestjs-process-notifications:migrations:' || current_schema())";
+
+/** PostgreSQL through node-postgres: several nodes, a pool, statements on the server. */
+export class PostgresStoreDialect implements StoreDialect {
+  readonly name = 'PostgreSQL';
+  readonly shared = true;
+  readonly inProcess = false;
+  readonly begin = 'BEGIN';
+  readonly insertReturning = ' RETURNING sequence';
+  readonly probe = 'SELECT 1';
+  readonly insertsFirst = true;
+
+  insertedSequence(result: unknown): number {
+    return Number((result as Array<{ sequence: number | string }>)[0]!.sequence);
+  }
+
+  probeJoin(table: string, alias: string, on: string): string {
+    return `LEFT JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${on} LIMIT 1) ${alias} ON true`;
+  }
+
+  jsonText(column: string, key: string): string {
+    return `(${column}::jsonb ->> '${key}')`;
+  }
+
+  directConnection(): SqliteConnection | undefined {
+    return undefined;
+  }
+
+  // The server syncs its own log.
+  writerSyncsWal(): void {}
+
+  async notify(manager: EntityManager, channel: string, payload: string): Promise<void> {
+    await manager.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  async tryLockMigrations(runner: QueryRunner): Promise<boolean> {
+    const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${MIGRATIONS_LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
+    return locked;
+  }
+
+  async unlockMigrations(runner: QueryRunner): Promise<void> {
+    await runner.query(`SELECT pg_advisory_unlock(${MIGRATIONS_LOCK_KEY})`);
+  }
+
+  // A loop with something consumed takes the next oldest from its current oldest on (read before
+  // this statement's update), any other keeps an oldest it has.
+  batchedCounts(p: (index: number) => string, columns: readonly string[], consumed: string): { loops: string; sessions: string } {
+    const types = ['varchar', 'varchar', 'int', 'boolean', 'bigint', 'varchar'];
+    const loops = `UPDATE pn_loops l SET unconsumed = l.unconsumed + v.delta,
+        oldest_unconsumed_sequence = CASE WHEN v.consumed THEN n.sequence ELSE COALESCE(l.oldest_unconsumed_sequence, v.first_sequence) END,
+        oldest_unconsumed_at = CASE WHEN v.consumed THEN n.created_at ELSE COALESCE(l.oldest_unconsumed_at, v.first_at) END
+      FROM unnest(${types.map((type, i) => `${p(i)}::${type}[]`).join(', ')}) AS v(${columns.join(', ')})
+      LEFT JOIN LATERAL (SELECT j.sequence, j.created_at FROM pn_journal j ${this.probeJoin('pn_journal', 'c', consumed)}
+        WHERE v.consumed AND j.session_id = v.session_id AND j.loop_id = v.loop_id AND j.kind = 'process_notification'
+          AND j.sequence >= COALESCE((SELECT o.oldest_unconsumed_sequence FROM pn_loops o
+            WHERE o.session_id = v.session_id AND o.loop_id = v.loop_id), v.first_sequence)
+          AND c.sequence IS NULL
+        ORDER BY j.sequence LIMIT 1) n ON true
+      WHERE l.session_id = v.session_id AND l.loop_id = v.loop_id`;
+    // Sixteen sessions in one transaction cost one round trip, as one session does (issue 46).
+    const sessions = `UPDATE pn_sessions s SET last_sequence = v.last_sequence
+      FROM unnest(${p(0)}::varchar[], ${p(1)}::bigint[]) AS v(session_id, last_sequence)
+      WHERE s.session_id = v.session_id AND s.last_sequence < v.last_sequence`;
+    return { loops, sessions };
+  }
+
+  // The pool's other connections read while a batch runs.
+  readOnlyOptions(): DataSourceOptions | undefined {
+    return undefined;
+  }
+
+  // COMMIT returns once the server made it durable (synchronous_commit = on).
+  walOf(): StoreWal | undefined {
+    return undefined;
+  }
+
+  // Many nodes share the database, by design (leases fence their writes).
+  own(): StoreOwnership | undefined {
+    return undefined;
+  }
+
+  // A sequence's numbers are never given back on PostgreSQL: a gap stays (records are read in order, never counted).
+  async takeBackAppend(manager: EntityManager, sequence: number): Promise<void> {
+    await manager.query('DELETE FROM pn_journal WHERE sequence = $1', [sequence]);
+  }
+
+  release(runner: QueryRunner): void {
+    if (!runner.isReleased) void runner.release().catch(() => undefined);
+  }
+
+  // A stalled statement may still be queued on it: never pooled again (see store-connection.ts).
+  discard(runner: QueryRunner): void {
+    void discardPostgresConnection(runner);
+  }
+}

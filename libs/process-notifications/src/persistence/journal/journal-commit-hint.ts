@@ -1,0 +1,62 @@
+import type { EntityManager } from 'typeorm';
+import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
+
+/** The PostgreSQL channel every committed batch notifies, with the sessions it wrote. */
+export const JOURNAL_CHANNEL = 'pn_journal';
+/** A notification payload meaning "any session may have new records". */
+export const ANY_SESSION = '*';
+// NOTIFY payloads must stay under 8000 bytes.
+const MAX_NOTIFY_PAYLOAD = 7_900;
+// Marks the last element of a payload as the node that committed the batch (ids never hold it).
+const ORIGIN_MARK = '@';
+
+/**
+ * The payload of the hint for a batch that `origin` (a node id) committed, which wrote `records`:
+ * the sessions written, comma-separated, then `@origin`; or {@link ANY_SESSION} when the list does
+ * not fit; undefined when nothing was written. A reader that splits the payload on commas and
+ * looks for its session ids (as earlier releases do) finds the origin to be no session.
+ */
+export function commitHintPayload(records: readonly JournalRecordEntity[], origin?: string): string | undefined {
+  const sessions = new Set(records.map((record) => record.sessionId));
+  if (sessions.size === 0) return undefined;
+  const listed = [...sessions, ...(origin === undefined ? [] : [`${ORIGIN_MARK}${origin}`])].join(',');
+  return listed.length <= MAX_NOTIFY_PAYLOAD ? listed : ANY_SESSION;
+}
+
+/**
+ * The sessions a hint's payload names for the node `self`: null for "any session"; none when
+ * `self` committed the batch, since its own commits are announced in the process as they
+ * commit (a re-read on its NOTIFY found nothing, and made every commit read twice).
+ */
+export function hintedSessions(payload: string, self: string): readonly string[] | null {
+  if (payload === ANY_SESSION) return null;
+  const listed = payload.split(',');
+  const origin = listed.at(-1)!;
+  if (!origin.startsWith(ORIGIN_MARK)) return listed;
+  return origin.slice(ORIGIN_MARK.length) === self ? [] : listed.slice(0, -1);
+}
+
+/**
+ * The commit hint (PostgreSQL): one NOTIFY per batch, sent inside its transaction so it is
+ * delivered only if the batch commits (NOTIFY serializes commits, so never one per record).
+ * Readers on every node take it as a wake-up, never as data. Off on SQLite (one process).
+ */
+export class JournalCommitHint {
+  /**
+   * @param enabled false on SQLite (one process)
+   * @param dialect sends the NOTIFY
+   * @param origin this node's id, named in each hint so that it can skip its own
+   */
+  constructor(
+    private readonly enabled: boolean,
+    private readonly dialect: Pick<StoreDialect, 'notify'>,
+    private readonly origin: string,
+  ) {}
+
+  async send(manager: EntityManager, records: readonly JournalRecordEntity[]): Promise<void> {
+    if (!this.enabled) return;
+    const payload = commitHintPayload(records, this.origin);
+    if (payload !== undefined) await this.dialect.notify(manager, JOURNAL_CHANNEL, payload);
+  }
+}

@@ -1,0 +1,127 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CONSUMED_KIND } from './journal-record.entity.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+
+/** What one transaction's records change of one loop's counts. */
+interface LoopChange {
+  readonly sessionId: string;
+  readonly loopId: string;
+  appended: number;
+  consumed: number;
+  /** The first notification appended, the loop's oldest unconsumed one if it had none. */
+  first?: JournalRecordEntity;
+}
+
+// The loop columns of the one-statement form, in its unnest's order.
+const LOOP_CHANGE_COLUMNS = ['session_id', 'loop_id', 'delta', 'consumed', 'first_sequence', 'first_at'] as const;
+
+/**
+ * The counts the admin read API answers from (spec section 12.1), kept in the database as the
+ * journal changes: per loop `unconsumed` (+1 for a notification appended, -1 for a consumed
+ * record) and its oldest unconsumed notification, per session `last_sequence`. Called by the
+ * journal writer with every record a transaction wrote, inside that transaction, so the counts
+ * commit (or roll back) with the records. Never a scan of the journal: one UPDATE per loop and
+ * session written (on PostgreSQL one for all the loops and one for all the sessions), plus,
+ * after a consume, one index probe for the next oldest unconsumed notification
+ * (ix_pn_journal_loop_notifications, from the current oldest on).
+ */
+export class JournalCounters {
+  private readonly sessionSql: string;
+  private readonly appendedSql: string;
+  private readonly oldestSql: string;
+  private readonly nextOldestSql: string;
+  private readonly consumedSql: string;
+  private readonly loopsSql: string;
+  private readonly sessionsSql: string;
+  // Where every statement is a round trip (PostgreSQL), all loops change in one statement.
+  private readonly oneStatement: boolean;
+
+  // Placeholders are numbered in the order they appear (SQLite's `?` are positional).
+  constructor(dataSource: DataSource) {
+    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    this.sessionSql = `UPDATE pn_sessions SET last_sequence = ${p(0)} WHERE session_id = ${p(1)} AND last_sequence < ${p(2)}`;
+    this.appendedSql = `UPDATE pn_loops SET unconsumed = unconsumed + ${p(0)},
+      oldest_unconsumed_sequence = COALESCE(oldest_unconsumed_sequence, ${p(1)}),
+      oldest_unconsumed_at = COALESCE(oldest_unconsumed_at, ${p(2)}) WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
+    this.oldestSql = `SELECT oldest_unconsumed_sequence FROM pn_loops WHERE session_id = ${p(0)} AND loop_id = ${p(1)}`;
+    const consumed = `c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`;
+    // One index probe per candidate for its consumed record (probeJoin): on PostgreSQL a NOT
+    // EXISTS became an anti join probing on session_id alone, a scan of the session's consumed
+    // records per candidate (loop-reads-postgres spec).
+    this.nextOldestSql = `SELECT j.sequence, j.created_at FROM pn_journal j ${storeDialectOf(dataSource).probeJoin('pn_journal', 'c', consumed)}
+      WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.kind = 'process_notification' AND j.sequence >= ${p(2)}
+        AND c.sequence IS NULL
+      ORDER BY j.sequence LIMIT 1`;
+    this.consumedSql = `UPDATE pn_loops SET unconsumed = unconsumed + ${p(0)},
+      oldest_unconsumed_sequence = ${p(1)}, oldest_unconsumed_at = ${p(2)} WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
+    // The statements above for every loop and every session at once (PostgreSQL only).
+    const batched = storeDialectOf(dataSource).batchedCounts(p, LOOP_CHANGE_COLUMNS, consumed);
+    this.oneStatement = batched !== undefined;
+    this.loopsSql = batched?.loops ?? '';
+    this.sessionsSql = batched?.sessions ?? '';
+  }
+
+  /** Applies what `records` (just written, in sequence order, in this transaction) change. */
+  async apply(manager: EntityManager, records: readonly JournalRecordEntity[]): Promise<void> {
+    if (records.length === 0) return;
+    const sessions = new Map<string, number>();
+    const loops = new Map<string, LoopChange>();
+    for (const record of records) {
+      sessions.set(record.sessionId, Math.max(sessions.get(record.sessionId) ?? 0, record.sequence));
+      const appended = record.kind === 'process_notification';
+      if (record.loopId === null || (!appended && record.kind !== CONSUMED_KIND)) continue;
+      const key = `${record.sessionId}/${record.loopId}`;
+      let change = loops.get(key);
+      if (!change) loops.set(key, (change = { sessionId: record.sessionId, loopId: record.loopId, appended: 0, consumed: 0 }));
+      if (appended) {
+        change.appended += 1;
+        change.first ??= record;
+      } else {
+        change.consumed += 1;
+      }
+    }
+    if (this.oneStatement && sessions.size > 1) {
+      await manager.query(this.sessionsSql, [[...sessions.keys()], [...sessions.values()]]);
+    } else {
+      for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
+    }
+    if (this.oneStatement && loops.size > 1) return this.applyToLoops(manager, [...loops.values()]);
+    for (const change of loops.values()) await this.applyToLoop(manager, change);
+  }
+
+  // What applyToLoop does for each, in one statement (one round trip, not up to three per loop).
+  private async applyToLoops(manager: EntityManager, changes: readonly LoopChange[]): Promise<void> {
+    const columns: unknown[][] = LOOP_CHANGE_COLUMNS.map(() => []);
+    for (const { sessionId, loopId, appended, consumed, first } of changes) {
+      [sessionId, loopId, appended - consumed, consumed > 0, first?.sequence ?? null, first?.createdAt ?? null].forEach((value, i) =>
+        columns[i]!.push(value),
+      );
+    }
+    await manager.query(this.loopsSql, columns);
+  }
+
+  private async applyToLoop(manager: EntityManager, change: LoopChange): Promise<void> {
+    const { sessionId, loopId, appended, consumed, first } = change;
+    if (consumed === 0) {
+      await manager.query(this.appendedSql, [appended, first!.sequence, first!.createdAt, sessionId, loopId]);
+      return;
+    }
+    // Something was consumed: the oldest unconsumed is the first notification from the current
+    // oldest on (or, when the loop had none, from this transaction's first) without a consumed
+    // record, which this transaction's own consumed records already count as.
+    const [row] = (await manager.query(this.oldestSql, [sessionId, loopId])) as Array<{ oldest_unconsumed_sequence: number | null }>;
+    const from = row?.oldest_unconsumed_sequence ?? first?.sequence;
+    const [next] =
+      from === undefined || from === null
+        ? []
+        : ((await manager.query(this.nextOldestSql, [sessionId, loopId, from])) as Array<{ sequence: number; created_at: string }>);
+    await manager.query(this.consumedSql, [
+      appended - consumed,
+      next === undefined ? null : Number(next.sequence),
+      next?.created_at ?? null,
+      sessionId,
+      loopId,
+    ]);
+  }
+}

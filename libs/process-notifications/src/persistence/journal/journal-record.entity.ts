@@ -1,0 +1,46 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
+
+/** Kind of the record that marks a notification consumed (its index below is partial on it). */
+export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKind;
+
+/** One append-only journal record. The sequence totally orders the journal. */
+@Entity({ name: 'pn_journal' })
+@Index('uq_pn_journal_idempotency', ['sessionId', 'idempotencyId'], { unique: true })
+// Consumed records only, by the notification they consume (migration 1764900000000).
+@Index('ix_pn_journal_consumed', ['sessionId', 'causeCommandId'], { where: `kind = '${CONSUMED_KIND}'` })
+// A session's records in order: journal pages and event streams (migration 1765100000500).
+@Index('ix_pn_journal_session_sequence', ['sessionId', 'sequence'])
+// One loop's records in order: its event stream (migration 1765300000000).
+@Index('ix_pn_journal_loop_sequence', ['sessionId', 'loopId', 'sequence'])
+export class JournalRecordEntity {
+  @PrimaryGeneratedColumn('increment', { name: 'sequence', type: 'integer' })
+  sequence: number;
+
+  @Column({ name: 'session_id', type: 'varchar', length: 36 })
+  sessionId: string;
+
+  @Column({ name: 'loop_id', type: 'varchar', length: 36, nullable: true })
+  loopId: string | null;
+
+  @Column({ name: 'kind', type: 'varchar', length: 40 })
+  kind: JournalKind;
+
+  @Column({ name: 'idempotency_id', type: 'varchar', length: 80 })
+  idempotencyId: string;
+
+  /** SHA-256 (hex) of kind plus canonical payload. */
+  @Column({ name: 'fingerprint', type: 'varchar', length: 64 })
+  fingerprint: string;
+
+  /** Canonical JSON of the persisted payload (fixed key order, UUIDs lower-cased). */
+  @Column({ name: 'payload', type: 'text' })
+  payload: string;
+
+  @Column({ name: 'cause_command_id', type: 'varchar', length: 36, nullable: true })
+  causeCommandId: string | null;
+
+  /** Server time of the append, RFC 3339 in UTC. */
+  @Column({ name: 'created_at', type: 'varchar', length: 32 })
+  createdAt: string;
+}

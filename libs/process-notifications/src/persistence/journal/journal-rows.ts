@@ -1,0 +1,254 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CONSUMED_KIND } from './journal-record.entity.js';
+import { LIFECYCLE_KINDS, type JournalKind } from '../../vocabulary/process-vocabulary.js';
+import { JournalRecordEntity } from './journal-record.entity.js';
+import type { SqliteConnection, SqliteStatement } from '../dialects/store-connection.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+
+// The journal's columns, in the order of the table (the entity and the migration describe the
+// same table for TypeORM); every hand-written statement of the library is in this file.
+const COLUMNS = [
+  'sequence',
+  'session_id',
+  'loop_id',
+  'kind',
+  'idempotency_id',
+  'fingerprint',
+  'payload',
+  'cause_command_id',
+  'created_at',
+] as const;
+type JournalRow = Record<(typeof COLUMNS)[number], string | number | null>;
+
+/** The stored form of a dropped payload: JSON `null`, which the journal API shows as is. */
+export const DROPPED_PAYLOAD = 'null';
+
+/** A journaled notification still pending, as restore reads it. */
+export interface PendingRow {
+  readonly sequence: number;
+  /** The canonical JSON payload (it names the session and the loop). */
+  readonly payload: string;
+}
+
+/** A loop's stop record: what the loop held when it stopped. */
+export interface LoopStopRow {
+  readonly sessionId: string;
+  readonly loopId: string;
+  readonly pending: readonly string[];
+}
+
+const consumedExists = (alias: string) => `EXISTS (
+    SELECT 1 FROM pn_journal c
+    WHERE c.session_id = ${alias}.session_id AND c.cause_command_id = ${alias}.idempotency_id AND c.kind = '${CONSUMED_KIND}'
+  )`;
+
+/**
+ * The journal table's SQL and row mapping, for the journal writer, restore and retention.
+ * Hand-written statements: on the hot path TypeORM's query builder cost more CPU than SQLite
+ * spent executing them (see apps/bench). Placeholders follow the driver; call inside the
+ * writer's queue (every method takes the transaction's manager).
+ */
+export class JournalRows {
+  private readonly findSql: string;
+  private readonly insertSql: string;
+  private readonly insertNewSql: string;
+  private readonly insertManySql: string;
+  private readonly pruneSql: string;
+  private readonly sessionParameter: string;
+  private readonly dialect: StoreDialect;
+  private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
+  /**
+   * True where statements are round trips (PostgreSQL, {@link StoreDialect.insertsFirst}): an
+   * append inserts first ({@link insertUnlessJournaled}) and reads the record under its id only
+   * when one is there, and a batch's appends may go in one statement ({@link insertManyUnlessJournaled}).
+   */
+  readonly insertFirst: boolean;
+
+  /**
+   * @param direct false: the hot path's statements go through TypeORM's `manager.query` too (the
+   *   library's own path, what journal-rows.spec.ts proves the direct statements against).
+   */
+  constructor(
+    dataSource: DataSource,
+    private readonly direct = true,
+  ) {
+    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    this.sessionParameter = p(0);
+    this.dialect = storeDialectOf(dataSource);
+    const written = COLUMNS.filter((column) => column !== 'sequence');
+    this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
+    this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${this.dialect.insertReturning}`;
+    this.insertFirst = this.dialect.insertsFirst;
+    // Where inserts go first, the id is looked up in the statement, before a sequence is drawn
+    // (ON CONFLICT alone would draw one for a retry: a gap in the numbers); ON CONFLICT still
+    // skips a row a concurrent transaction wrote. Casts: PostgreSQL infers no parameter type here.
+    const typed = written.map((column, i) => `${p(i)}::${column === 'payload' ? 'text' : 'varchar'}`);
+    this.insertNewSql = `INSERT INTO pn_journal (${written.join(', ')}) SELECT ${typed.join(', ')}
+      WHERE NOT EXISTS (SELECT 1 FROM pn_journal WHERE session_id = ${typed[0]} AND idempotency_id = ${typed[3]})
+      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence`;
+    // A batch's appends in one statement (one round trip however many), rows in array order, so
+    // sequences in that order too; ids already journaled are skipped (one index probe each) and
+    // left to find().
+    this.insertManySql = `INSERT INTO pn_journal (${written.join(', ')})
+      SELECT ${written.map((column) => `v.${column}`).join(', ')}
+      FROM unnest(${typed.map((value) => `${value}[]`).join(', ')})
+        WITH ORDINALITY AS v(${written.join(', ')}, position)
+      ${this.dialect.probeJoin('pn_journal', 'j', 'j.session_id = v.session_id AND j.idempotency_id = v.idempotency_id')}
+      WHERE j.sequence IS NULL ORDER BY v.position
+      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence, session_id, idempotency_id`;
+    // Lifecycle records, consumption records and consumed notifications; never a pending
+    // notification, never a loop's stop record (restore needs it).
+    this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (
+      kind IN (${[...LIFECYCLE_KINDS, CONSUMED_KIND].map((kind) => `'${kind}'`).join(', ')})
+      OR (kind = 'process_notification' AND ${consumedExists('j')})
+    ) ORDER BY sequence LIMIT ${p(1)}`;
+  }
+
+  /** The record of a session under an idempotency id, if any. */
+  async find(manager: EntityManager, sessionId: string, idempotencyId: string): Promise<JournalRecordEntity | undefined> {
+    const sqlite = this.sqliteStatement(manager, this.findSql);
+    const [row] = (
+      sqlite ? sqlite.all(sessionId, idempotencyId) : await manager.query(this.findSql, [sessionId, idempotencyId])
+    ) as JournalRow[];
+    return row ? recordFromRow(row) : undefined;
+  }
+
+  /** Inserts a record (everything but its sequence) and returns it with the sequence given. */
+  async insert(manager: EntityManager, record: Omit<JournalRecordEntity, 'sequence'>): Promise<JournalRecordEntity> {
+    const values = valuesOf(record);
+    const sqlite = this.sqliteStatement(manager, this.insertSql);
+    const sequence = sqlite
+      ? Number(sqlite.run(...values).lastInsertRowid)
+      : this.dialect.insertedSequence(await manager.query(this.insertSql, values));
+    return Object.assign(new JournalRecordEntity(), record, { sequence });
+  }
+
+  /**
+   * Inserts a record unless one is journaled under its id in its session already (then
+   * undefined: read it with {@link find}). Where {@link insertFirst} only.
+   */
+  async insertUnlessJournaled(
+    manager: EntityManager,
+    record: Omit<JournalRecordEntity, 'sequence'>,
+  ): Promise<JournalRecordEntity | undefined> {
+    const [row] = (await manager.query(this.insertNewSql, valuesOf(record))) as Array<{ sequence: number | string }>;
+    return row === undefined ? undefined : Object.assign(new JournalRecordEntity(), record, { sequence: Number(row.sequence) });
+  }
+
+  /**
+   * Inserts records (no two with one id) in one statement, in order, skipping any whose id is
+   * journaled in its session already; returns those inserted, with their sequences. Where
+   * {@link insertFirst} only.
+   */
+  async insertManyUnlessJournaled(
+    manager: EntityManager,
+    records: ReadonlyArray<Omit<JournalRecordEntity, 'sequence'>>,
+  ): Promise<Map<Omit<JournalRecordEntity, 'sequence'>, JournalRecordEntity>> {
+    const columns = records.map(valuesOf);
+    const rows = (await manager.query(
+      this.insertManySql,
+      columns[0]!.map((_, c) => columns.map((values) => values[c])),
+    )) as Array<{ sequence: number | string; session_id: string; idempotency_id: string }>;
+    const byKey = new Map(records.map((record) => [`${record.sessionId}\n${record.idempotencyId}`, record]));
+    const inserted = new Map<Omit<JournalRecordEntity, 'sequence'>, JournalRecordEntity>();
+    for (const row of rows) {
+      const record = byKey.get(`${row.session_id}\n${row.idempotency_id}`)!;
+      inserted.set(record, Object.assign(new JournalRecordEntity(), record, { sequence: Number(row.sequence) }));
+    }
+    return inserted;
+  }
+
+  /**
+   * Calls `visit` for every journaled notification without a consumed record, in journal order
+   * (uses ix_pn_journal_consumed): all sessions', or one session's. On SQLite the rows are streamed
+   * from the statement, never gathered in one array (whose garbage collection cost restore
+   * about a quarter of its time with a million records).
+   */
+  async forEachPending(manager: EntityManager, sessionId: string | undefined, visit: (row: PendingRow) => void): Promise<void> {
+    // session_id and loop_id are in the payload too: reading them again would only cost strings.
+    const sql = `SELECT j.sequence, j.payload FROM pn_journal j
+       WHERE ${this.ofSession('j', sessionId)} j.kind = 'process_notification' AND NOT ${consumedExists('j')} ORDER BY j.sequence`;
+    const parameters = sessionId === undefined ? [] : [sessionId];
+    const sqlite = this.dialect.directConnection(manager.connection);
+    const rows: Iterable<readonly unknown[]> = sqlite
+      ? sqlite
+          .prepare(sql)
+          .raw()
+          .iterate(...parameters)
+      : ((await manager.query(sql, parameters)) as JournalRow[]).map((row) => [row.sequence, row.payload]);
+    for (const [sequence, payload] of rows) visit({ sequence: Number(sequence), payload: String(payload) });
+  }
+
+  /** Every loop stop record: all sessions', or one session's. */
+  async loopStops(manager: EntityManager, sessionId?: string): Promise<LoopStopRow[]> {
+    const kind: JournalKind = 'loop_stopped';
+    const rows = (await manager.query(
+      `SELECT session_id, loop_id, payload FROM pn_journal j WHERE ${this.ofSession('j', sessionId)} kind = '${kind}'`,
+      sessionId === undefined ? [] : [sessionId],
+    )) as JournalRow[];
+    return rows.map((row) => ({
+      sessionId: String(row.session_id),
+      loopId: String(row.loop_id),
+      pending: (JSON.parse(String(row.payload)) as { pending: string[] }).pending,
+    }));
+  }
+
+  // The hot path's statements. On SQLite they run on the connection TypeORM holds, inside the
+  // writer's transaction, as prepared statements kept per connection: TypeORM's query wrapper
+  // (subscriber broadcasts, three awaits, a result object) cost more than SQLite spent on them
+  // (measured in apps/bench: 10 to 20 % of notify throughput in memory, see docs/benchmarks.md).
+  private sqliteStatement(manager: EntityManager, sql: string): SqliteStatement | undefined {
+    if (!this.direct) return undefined;
+    const sqlite = this.dialect.directConnection(manager.connection);
+    if (!sqlite) return undefined;
+    let statements = this.prepared.get(sqlite);
+    if (!statements) this.prepared.set(sqlite, (statements = new Map()));
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = sqlite.prepare(sql)));
+    return statement;
+  }
+
+  // The condition (and its AND) that keeps a query to one session, or nothing for all sessions.
+  private ofSession(alias: string, sessionId: string | undefined): string {
+    return sessionId === undefined ? '' : `${alias}.session_id = ${this.sessionParameter} AND`;
+  }
+
+  /** Drops up to `limit` prunable payloads older than `cutoff` (RFC 3339, UTC); returns how many. */
+  async dropPayloads(manager: EntityManager, cutoff: string, limit: number): Promise<number> {
+    const rows = (await manager.query(this.pruneSql, [cutoff, limit])) as JournalRow[];
+    if (rows.length === 0) return 0;
+    await manager.query(
+      `UPDATE pn_journal SET payload = '${DROPPED_PAYLOAD}' WHERE sequence IN (${rows.map((row) => Number(row.sequence)).join(', ')})`,
+    );
+    return rows.length;
+  }
+}
+
+// The written columns' values, in the order of the INSERT statements.
+function valuesOf(record: Omit<JournalRecordEntity, 'sequence'>): Array<string | null> {
+  return [
+    record.sessionId,
+    record.loopId,
+    record.kind,
+    record.idempotencyId,
+    record.fingerprint,
+    record.payload,
+    record.causeCommandId,
+    record.createdAt,
+  ];
+}
+
+function recordFromRow(row: JournalRow): JournalRecordEntity {
+  return Object.assign(new JournalRecordEntity(), {
+    sequence: Number(row.sequence),
+    sessionId: row.session_id,
+    loopId: row.loop_id,
+    kind: row.kind,
+    idempotencyId: row.idempotency_id,
+    fingerprint: row.fingerprint,
+    payload: row.payload,
+    causeCommandId: row.cause_command_id,
+    createdAt: row.created_at,
+  });
+}

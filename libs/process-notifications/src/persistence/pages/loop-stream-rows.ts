@@ -1,0 +1,250 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CONSUMED_KIND } from '../journal/journal-record.entity.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+import type { ProcessOutcomeEntity } from '../outcomes/process-outcome.entity.js';
+import { OUTCOME_KINDS } from '../../vocabulary/process-vocabulary.js';
+
+/** An outcome as the stream reads it (the `pn_process_outcomes` row, without its session). */
+export type LoopStreamOutcome = Omit<ProcessOutcomeEntity, 'sessionId'>;
+
+/** One item of a loop's event stream, as read from the journal (see {@link LoopStreamRows}). */
+export type LoopStreamRow =
+  | {
+      readonly kind: 'notification';
+      readonly sequence: number;
+      /** The notification's canonical JSON payload. */
+      readonly payload: string;
+      /** Its outcome when that was journaled before it, else null (it then comes as an `outcome` row). */
+      readonly outcome: LoopStreamOutcome | null;
+    }
+  | {
+      readonly kind: 'outcome';
+      readonly sequence: number;
+      /** The notification's sequence and canonical JSON payload. */
+      readonly notificationSequence: number;
+      readonly payload: string;
+      readonly outcome: LoopStreamOutcome;
+    }
+  | { readonly kind: 'consumed'; readonly sequence: number; readonly commandId: string };
+
+/** One read of a loop's stream: its rows, and the last sequence the read looked at (skipped or not). */
+export interface LoopStreamPage {
+  readonly rows: LoopStreamRow[];
+  /** Pass as `after` to read on; the read's `after` when it found nothing. */
+  readonly last: number;
+  /** True when the read stopped at its limit: more records may follow at once. */
+  readonly more: boolean;
+}
+
+/** One read of every loop's stream of a session: each row with its loop. */
+export interface SessionLoopStreamPage extends Omit<LoopStreamPage, 'rows'> {
+  readonly rows: Array<{ readonly loopId: string; readonly row: LoopStreamRow }>;
+}
+
+/**
+ * One range of a {@link LoopStreamRows.rangesPage} read: a session's records after `after`, of
+ * one loop (`loopId`) or of every loop of the session (`loopId` null).
+ */
+export interface LoopStreamRange {
+  readonly sessionId: string;
+  readonly loopId: string | null;
+  readonly after: number;
+}
+
+/** One read of several ranges: each row with its range (an index into the ranges) and loop. */
+export interface LoopStreamRangesPage {
+  readonly rows: Array<{ readonly range: number; readonly loopId: string; readonly row: LoopStreamRow }>;
+  /** Per range, where to read it on: its last record looked at, or its `after` when the read found none. */
+  readonly last: number[];
+  /** True when the read stopped at its limit: more records of some range may follow at once. */
+  readonly more: boolean;
+}
+
+/** The most ranges one statement reads (the store's bounds on parameters and compound selects). */
+export const MAX_LOOP_STREAM_RANGES = 64;
+
+/** Where a loop's stream starts when the client names no position, read with the loop's row. */
+export interface LoopStreamStart {
+  /** The loop's oldest notification without a consumed record (its unconsumed work starts there). */
+  readonly oldestUnconsumed: number | null;
+  /** The session's highest journal sequence. */
+  readonly lastSequence: number;
+}
+
+type Row = Record<string, string | number | boolean | null>;
+
+const OUTCOME_LIST = OUTCOME_KINDS.map((kind) => `'${kind}'`).join(', ');
+
+/**
+ * The SQL of a loop's event stream (issue 37): one statement reads one loop's records after a
+ * sequence, in order, over ix_pn_journal_loop_sequence (never another loop's records), with
+ * what each becomes joined in: a notification not consumed yet, with its outcome if that was
+ * journaled before it; a `completed` or `lost` record that is the outcome of a notification of
+ * this loop journaled before it; a consumed record. Everything else the loop's range holds
+ * (other lifecycle kinds, a notification consumed by now, a later record naming an outcome
+ * already set, a stop record) is skipped, and `last` moves past it.
+ */
+export class LoopStreamRows {
+  private readonly pageSql: string;
+  private readonly sessionPageSql: string;
+  private readonly startSql: string;
+  private readonly parameter: (index: number) => string;
+  private readonly select: (source: string, columns?: string) => string;
+
+  constructor(dataSource: DataSource) {
+    const p = (this.parameter = (index: number) => dataSource.driver.createParameter(`p${index}`, index));
+    // The command id a completed or lost record names, from its payload (null once dropped).
+    const dialect = storeDialectOf(dataSource);
+    const named = dialect.jsonText('j.payload', 'command_id');
+    // Each joined record is one index probe per row (probeJoin): a read costs its page, never the
+    // session (on PostgreSQL a plain join, planned on a fresh table, read the whole session's
+    // records once per row: 3 million rows touched for a 256-row page, loop-reads-postgres spec).
+    this.select = (
+      source,
+      columns = '',
+    ) => `SELECT ${columns}j.sequence, j.loop_id, j.kind, j.idempotency_id, j.cause_command_id, j.payload,
+        o.command_id AS o_command_id, o.sequence AS o_sequence, o.event_id AS o_event_id, o.kind AS o_kind,
+        o.has_exit_code AS o_has_exit_code, o.exit_code AS o_exit_code, o.diagnostic AS o_diagnostic,
+        o.signal AS o_signal, o.process_started_at AS o_started, o.process_finished_at AS o_finished,
+        n.sequence AS n_sequence, n.loop_id AS n_loop_id, n.payload AS n_payload, c.sequence AS c_sequence
+      FROM ${source} j
+      ${dialect.probeJoin(
+        'pn_process_outcomes',
+        'o',
+        `o.session_id = j.session_id AND o.command_id = (CASE
+        WHEN j.kind = 'process_notification' THEN j.idempotency_id
+        WHEN j.kind IN (${OUTCOME_LIST}) THEN ${named} END)`,
+      )}
+      ${dialect.probeJoin(
+        'pn_journal',
+        'n',
+        `j.kind IN (${OUTCOME_LIST}) AND n.session_id = j.session_id
+        AND n.idempotency_id = o.command_id AND n.kind = 'process_notification'`,
+      )}
+      ${dialect.probeJoin(
+        'pn_journal',
+        'c',
+        `j.kind = 'process_notification' AND c.session_id = j.session_id
+        AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`,
+      )}`;
+    const select = this.select('pn_journal');
+    this.pageSql = `${select}
+      WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
+      ORDER BY j.sequence LIMIT ${p(3)}`;
+    // Every loop's records of the session over ix_pn_journal_session_sequence: one read serves
+    // all of a session's streams at once (a record without a loop is nothing to any of them).
+    this.sessionPageSql = `${select}
+      WHERE j.session_id = ${p(0)} AND j.sequence > ${p(1)} AND j.loop_id IS NOT NULL
+      ORDER BY j.sequence LIMIT ${p(2)}`;
+    this.startSql = `SELECT l.oldest_unconsumed_sequence, s.last_sequence FROM pn_loops l
+      JOIN pn_sessions s ON s.session_id = l.session_id WHERE l.session_id = ${p(0)} AND l.loop_id = ${p(1)}`;
+  }
+
+  /** Where the loop's unconsumed work starts, or undefined when the session has no such loop. */
+  async start(manager: EntityManager, sessionId: string, loopId: string): Promise<LoopStreamStart | undefined> {
+    const [row] = (await manager.query(this.startSql, [sessionId, loopId])) as Row[];
+    if (!row) return undefined;
+    const oldest = row.oldest_unconsumed_sequence;
+    return { oldestUnconsumed: oldest === null ? null : Number(oldest), lastSequence: Number(row.last_sequence) };
+  }
+
+  /** Up to `limit` of the loop's records after `after`, as stream rows (see the class). */
+  async page(manager: EntityManager, sessionId: string, loopId: string, after: number, limit: number): Promise<LoopStreamPage> {
+    const rows = (await manager.query(this.pageSql, [sessionId, loopId, after, limit])) as Row[];
+    const out: LoopStreamRow[] = [];
+    for (const row of rows) {
+      const item = streamRow(row, loopId);
+      if (item) out.push(item);
+    }
+    return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
+  }
+
+  /**
+   * Up to `limit` records of every loop of the session after `after`, each as its own loop's
+   * {@link page} makes it: the rows of one loop here are that loop's page over the same range.
+   */
+  async sessionPage(manager: EntityManager, sessionId: string, after: number, limit: number): Promise<SessionLoopStreamPage> {
+    const rows = (await manager.query(this.sessionPageSql, [sessionId, after, limit])) as Row[];
+    const out: Array<{ loopId: string; row: LoopStreamRow }> = [];
+    for (const row of rows) {
+      const loopId = String(row.loop_id);
+      const item = streamRow(row, loopId);
+      if (item) out.push({ loopId, row: item });
+    }
+    return { rows: out, last: rows.length > 0 ? Number(rows.at(-1)!.sequence) : after, more: rows.length === limit };
+  }
+
+  /**
+   * Up to `limit` records of several ranges (at most {@link MAX_LOOP_STREAM_RANGES}, one per
+   * session) in one statement, each row as its range's own read makes it: a loop range's rows are
+   * that loop's {@link page}, a session range's are its {@link sessionPage}, over the same range.
+   * Each range is read over its own index from its own position (a union of one index range per
+   * range), so a quiet session costs one index probe and a lone loop never reads its neighbours.
+   * `last` is per range, never the read's highest sequence: sequences are only committed in order
+   * within a session (its owner's writer), so another session's higher record, committed by
+   * another node, says nothing of what this session may still commit below it.
+   */
+  async rangesPage(manager: EntityManager, ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
+    if (ranges.length === 0) return { rows: [], last: [], more: false };
+    if (ranges.length > MAX_LOOP_STREAM_RANGES) throw new RangeError(`at most ${MAX_LOOP_STREAM_RANGES} ranges per read`);
+    const parameters: Array<string | number> = [];
+    const next = (value: string | number): string => (parameters.push(value), this.parameter(parameters.length - 1));
+    const branches = ranges.map((range, index) => {
+      // Parameters taken in the order they appear: they are positional on SQLite.
+      const session = `session_id = ${next(range.sessionId)}`;
+      const loop = range.loopId === null ? 'loop_id IS NOT NULL' : `loop_id = ${next(range.loopId)}`;
+      const where = `${session} AND ${loop} AND sequence > ${next(range.after)}`;
+      return `SELECT * FROM (SELECT ${index} AS pn_range, pn_journal.* FROM pn_journal WHERE ${where}
+        ORDER BY sequence LIMIT ${next(limit)}) r${index}`;
+    });
+    const union = `(${branches.join(' UNION ALL ')} ORDER BY sequence LIMIT ${next(limit)})`;
+    const sql = this.select(union, 'j.pn_range, ');
+    const rows = (await manager.query(`${sql} ORDER BY j.sequence`, parameters)) as Row[];
+    const last = ranges.map((range) => range.after);
+    const out: Array<{ range: number; loopId: string; row: LoopStreamRow }> = [];
+    for (const row of rows) {
+      const range = Number(row.pn_range);
+      last[range] = Number(row.sequence);
+      const loopId = String(row.loop_id);
+      const item = streamRow(row, loopId);
+      if (item) out.push({ range, loopId, row: item });
+    }
+    return { rows: out, last, more: rows.length === limit };
+  }
+}
+
+function streamRow(row: Row, loopId: string): LoopStreamRow | undefined {
+  const sequence = Number(row.sequence);
+  const outcome = row.o_sequence === null ? null : outcomeOf(row);
+  switch (row.kind) {
+    case 'process_notification':
+      if (row.c_sequence !== null) return undefined;
+      return {
+        kind: 'notification',
+        sequence,
+        payload: String(row.payload),
+        outcome: outcome && outcome.sequence < sequence ? outcome : null,
+      };
+    case CONSUMED_KIND:
+      return { kind: 'consumed', sequence, commandId: String(row.cause_command_id) };
+    default:
+      // An outcome record: this record is the outcome, of a notification of this loop before it.
+      if (!outcome || outcome.sequence !== sequence || row.n_loop_id !== loopId || Number(row.n_sequence) >= sequence) return undefined;
+      return { kind: 'outcome', sequence, notificationSequence: Number(row.n_sequence), payload: String(row.n_payload), outcome };
+  }
+}
+
+function outcomeOf(row: Row): LoopStreamOutcome {
+  return {
+    commandId: String(row.o_command_id),
+    sequence: Number(row.o_sequence),
+    eventId: String(row.o_event_id),
+    kind: row.o_kind as ProcessOutcomeEntity['kind'],
+    hasExitCode: Boolean(row.o_has_exit_code),
+    exitCode: row.o_exit_code === null ? null : Number(row.o_exit_code),
+    diagnostic: row.o_diagnostic === null ? null : String(row.o_diagnostic),
+    signal: row.o_signal === null ? null : String(row.o_signal),
+    processStartedAt: row.o_started === null ? null : String(row.o_started),
+    processFinishedAt: row.o_finished === null ? null : String(row.o_finished),
+  };
+}
