@@ -247,14 +247,21 @@ describeBrowser('the web console in a browser', () => {
     expect(opened.requests.filter((url) => url.endsWith('/console') || url.includes('/console/sessions')).length).toBe(requestsBefore);
   });
 
-  it('lists a collision once however often it was refused, with how often', async () => {
+  // A seeded session whose busy loop was given a completion, then the same id with another
+  // payload three times (refused each time): one collision.
+  async function collideThreeTimes() {
     const session = await seedConsole(server.url);
     const api = client(session);
     const original = completion(session.sessionId, session.busyLoopId, 'make-once');
     await api.deliverCompletion(original);
-    // The supervisor retries its reused id three times: three refusals, one collision.
     for (let i = 0; i < 3; i++)
       await api.deliverCompletion({ ...original, process_handle: 'make-twice' }, { retry: false }).catch(() => undefined);
+    return { session, original };
+  }
+
+  it('lists a collision once however often it was refused, with how often', async () => {
+    // The supervisor retries its reused id three times: three refusals, one collision.
+    const { original } = await collideThreeTimes();
     const refused = (await admin().refusals({ limit: 1000 })).refusals.filter((r) => r.command_id === original.command_id);
     expect(refused.map((r) => r.code)).toEqual(['idempotency_collision', 'idempotency_collision', 'idempotency_collision']);
 
@@ -713,12 +720,7 @@ describeBrowser('the web console in a browser', () => {
   // This and the next two add refusals and loops: they come after the tests that look for the
   // seeded ones on the first page of the newest (the loops list, the recent refusals).
   it('lists a delivery refused the same way three times once on the Refusals view and the search, with how often', async () => {
-    const session = await seedConsole(server.url);
-    const api = client(session);
-    const original = completion(session.sessionId, session.busyLoopId, 'make-once');
-    await api.deliverCompletion(original);
-    for (let i = 0; i < 3; i++)
-      await api.deliverCompletion({ ...original, process_handle: 'make-twice' }, { retry: false }).catch(() => undefined);
+    const { session, original } = await collideThreeTimes();
     expect((await admin().refusals({ limit: 1000 })).refusals.filter((r) => r.command_id === original.command_id)).toHaveLength(3);
 
     const opened = await open('/console/refusals');
