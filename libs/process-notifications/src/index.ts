@@ -56,6 +56,11 @@ export {
 export { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 export type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 export { ProcessLifecycleRecordDto } from './commands/publish-process-lifecycle/process-lifecycle-record.dto.js';
+export { OpenSessionCommand } from './commands/open-session/open-session.command.js';
+export { RotateSessionTokenCommand } from './commands/rotate-session-token/rotate-session-token.command.js';
+export { CloseSessionCommand } from './commands/close-session/close-session.command.js';
+export { OpenLoopCommand } from './commands/open-loop/open-loop.command.js';
+export { StopLoopCommand } from './commands/stop-loop/stop-loop.command.js';
 
 export { ProcessNotificationAcceptedEvent } from './events/process-notification-accepted.event.js';
 export { ProcessNotificationConsumedEvent } from './events/process-notification-consumed.event.js';

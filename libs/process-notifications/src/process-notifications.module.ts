@@ -5,6 +5,11 @@ import { ConsumeProcessNotificationsHandler } from './commands/consume-process-n
 import { DispatchProcessNotificationHandler } from './commands/dispatch-process-notification/dispatch-process-notification.handler.js';
 import { NotifyProcessCompletionHandler } from './commands/notify-process-completion/notify-process-completion.handler.js';
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
+import { OpenSessionHandler } from './commands/open-session/open-session.handler.js';
+import { RotateSessionTokenHandler } from './commands/rotate-session-token/rotate-session-token.handler.js';
+import { CloseSessionHandler } from './commands/close-session/close-session.handler.js';
+import { OpenLoopHandler } from './commands/open-loop/open-loop.handler.js';
+import { StopLoopHandler } from './commands/stop-loop/stop-loop.handler.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
 import { JournalPruning } from './persistence/journal/journal-pruning.service.js';
@@ -65,6 +70,11 @@ import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
     ConsumeProcessNotificationHandler,
     ConsumeProcessNotificationsHandler,
     PublishProcessLifecycleHandler,
+    OpenSessionHandler,
+    RotateSessionTokenHandler,
+    CloseSessionHandler,
+    OpenLoopHandler,
+    StopLoopHandler,
     ProcessNotificationsService,
     AdminReads,
     AdminQueries,

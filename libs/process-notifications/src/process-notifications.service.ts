@@ -12,6 +12,11 @@ import type { NotificationDelivery } from './commands/notify-process-completion/
 import { NotifyProcessCompletionCommand } from './commands/notify-process-completion/notify-process-completion.command.js';
 import type { LifecyclePublication } from './commands/publish-process-lifecycle/lifecycle-publication.interface.js';
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
+import { OpenSessionCommand } from './commands/open-session/open-session.command.js';
+import { RotateSessionTokenCommand } from './commands/rotate-session-token/rotate-session-token.command.js';
+import { CloseSessionCommand } from './commands/close-session/close-session.command.js';
+import { OpenLoopCommand } from './commands/open-loop/open-loop.command.js';
+import { StopLoopCommand } from './commands/stop-loop/stop-loop.command.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { ProcessNotificationsJournalApi } from './process-notifications-journal-api.js';
 import { Topology } from './topology/topology.js';
@@ -38,7 +43,8 @@ import { idOf } from './validation/canonical-uuid.decorator.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
- * Every write goes through the command bus or the serialized journal writer.
+ * Every write of a session, a loop or a notification is a command on the CQRS command bus, one
+ * handler per use case (see docs/architecture.md); this class only sends it and reads.
  */
 @Injectable()
 export class ProcessNotificationsService extends ProcessNotificationsJournalApi {
@@ -72,9 +78,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Opens a session. The returned token is shown once; only its hash is stored.
    * @param sessionId the id to use; a random UUID when omitted
    */
-  async openSession(sessionId?: string): Promise<{ sessionId: string; token: string }> {
-    const { session, token } = await this.sessions.open(sessionId);
-    return { sessionId: session.sessionId, token };
+  openSession(sessionId?: string): Promise<{ sessionId: string; token: string }> {
+    return this.commandBus.execute(new OpenSessionCommand(sessionId));
   }
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
@@ -93,10 +98,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * commit on the old token opens nothing, on any node sharing the database. Answered by the
    * session's owner; `SessionClosedError` when the session is closed.
    */
-  async rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
-    const session = await this.ownership.ownOpen(sessionId);
-    const token = await this.sessions.rotateToken(session);
-    return { sessionId: session.sessionId, token };
+  rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
+    return this.commandBus.execute(new RotateSessionTokenCommand(sessionId));
   }
 
   /**
@@ -105,10 +108,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * `SessionClosedError`; it stays readable (loops, pending sets, journal) for the admin.
    * Idempotent: closing a closed session answers when it was closed.
    */
-  async closeSession(sessionId: string): Promise<ClosedSessionView> {
-    const session = await this.ownership.own(sessionId);
-    const closedAt = await this.sessions.close(session);
-    return { sessionId: session.sessionId, state: 'closed', closedAt };
+  closeSession(sessionId: string): Promise<ClosedSessionView> {
+    return this.commandBus.execute(new CloseSessionCommand(sessionId));
   }
 
   /**
@@ -165,9 +166,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Opens a loop in a session.
    * @param engine only `native` loops take process notifications @default 'native'
    */
-  async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    const session = await this.ownership.ownOpen(sessionId);
-    return loopView(await this.loops.open(session, options.loopId, options.engine));
+  openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
+    return this.commandBus.execute(new OpenLoopCommand(sessionId, options.loopId, options.engine));
   }
 
   async getLoop(sessionId: string, loopId: string): Promise<LoopView> {
@@ -176,9 +176,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
-  async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    const session = await this.ownership.ownOpen(sessionId);
-    return loopView(await this.loops.stop(session, loopId));
+  stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
+    return this.commandBus.execute(new StopLoopCommand(sessionId, loopId));
   }
 
   /**

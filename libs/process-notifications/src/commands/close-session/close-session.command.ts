@@ -1,0 +1,14 @@
+import { Command } from '@nestjs/cqrs';
+import type { ClosedSessionView } from '../../process-notifications.views.js';
+
+/**
+ * Close a session: from the commit on no token of it opens anything and every write to it is
+ * refused with `SessionClosedError`; it stays readable. Idempotent: closing a closed session
+ * answers when it was closed.
+ * @param sessionId the session, in any case
+ */
+export class CloseSessionCommand extends Command<ClosedSessionView> {
+  constructor(readonly sessionId: string) {
+    super();
+  }
+}

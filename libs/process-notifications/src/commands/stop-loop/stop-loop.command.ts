@@ -1,0 +1,17 @@
+import { Command } from '@nestjs/cqrs';
+import type { LoopView } from '../../process-notifications.views.js';
+
+/**
+ * Stop a loop durably: later deliveries answer `stopped` (`loop_stopped`); what it holds stays
+ * pending and consumable. Stopping a stopped loop answers it as it is.
+ * @param sessionId the session, in any case
+ * @param loopId the loop, in any case
+ */
+export class StopLoopCommand extends Command<LoopView> {
+  constructor(
+    readonly sessionId: string,
+    readonly loopId: string,
+  ) {
+    super();
+  }
+}
