@@ -4,7 +4,7 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { Loops } from '../loops/loops.service.js';
-import type { SessionEntity } from '../persistence/sessions/session.entity.js';
+import type { Session } from '../model/session.interface.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
 import { idOf } from '../validation/canonical-uuid.decorator.js';
@@ -58,7 +58,7 @@ export class SessionOwnership implements OnModuleDestroy {
    * looks its loops up in it without asking {@link Sessions} again; `SessionNotFoundError` for an
    * unknown session, `OwnerUnavailableError` while another live node owns it.
    */
-  async own(sessionId: string): Promise<SessionEntity> {
+  async own(sessionId: string): Promise<Session> {
     await this.topology.acrossNodes(async () => {
       const id = idOf(sessionId, 'session_id');
       if (this.leases.epochOf(id) === undefined) await this.takeOver(id);
@@ -70,7 +70,7 @@ export class SessionOwnership implements OnModuleDestroy {
    * {@link own}, for a write: `SessionClosedError` when the session is closed (checked again in
    * the journal writer's queue, so no write of it commits after the close).
    */
-  async ownOpen(sessionId: string): Promise<SessionEntity> {
+  async ownOpen(sessionId: string): Promise<Session> {
     return this.sessions.requireOpen(await this.own(sessionId));
   }
 
