@@ -38,7 +38,8 @@ import { idOf } from './validation/canonical-uuid.decorator.js';
 
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
- * Every write goes through the command bus or the serialized journal writer.
+ * Every write goes through the command bus or the serialized journal writer. Its methods are where
+ * embedders' ids enter: each is normalised here, once (`idOf`), or by the command it sends.
  */
 @Injectable()
 export class ProcessNotificationsService extends ProcessNotificationsJournalApi {
@@ -79,7 +80,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
   async getSession(sessionId: string): Promise<SessionView> {
-    const session = await this.ownership.own(sessionId);
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
     return {
       sessionId: session.sessionId,
       state: session.closedAt ? 'closed' : 'open',
@@ -94,7 +95,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * session's owner; `SessionClosedError` when the session is closed.
    */
   async rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
-    const session = await this.ownership.ownOpen(sessionId);
+    const session = await this.ownership.ownOpen(idOf(sessionId, 'session_id'));
     const token = await this.sessions.rotateToken(session);
     return { sessionId: session.sessionId, token };
   }
@@ -106,7 +107,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Idempotent: closing a closed session answers when it was closed.
    */
   async closeSession(sessionId: string): Promise<ClosedSessionView> {
-    const session = await this.ownership.own(sessionId);
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
     const closedAt = await this.sessions.close(session);
     return { sessionId: session.sessionId, state: 'closed', closedAt };
   }
@@ -116,7 +117,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Takes nothing over: for routes any node serves, such as journal reads.
    */
   async requireSession(sessionId: string): Promise<void> {
-    await this.sessions.find(sessionId);
+    await this.sessions.find(idOf(sessionId, 'session_id'));
   }
 
   /** The session id a bearer token opens, or undefined. Looked up by the token's hash. */
@@ -131,7 +132,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * over; throws `SessionNotFoundError` for an unknown session.
    */
   locateOwner(sessionId: string): Promise<SessionOwner> {
-    return this.ownership.locate(sessionId);
+    return this.ownership.locate(idOf(sessionId, 'session_id'));
   }
 
   /**
@@ -166,19 +167,19 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * @param engine only `native` loops take process notifications @default 'native'
    */
   async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    const session = await this.ownership.ownOpen(sessionId);
+    const session = await this.ownership.ownOpen(idOf(sessionId, 'session_id'));
     return loopView(await this.loops.open(session, options.loopId, options.engine));
   }
 
   async getLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    const session = await this.ownership.own(sessionId);
-    return loopView(this.loops.require(session, loopId));
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
+    return loopView(this.loops.require(session, idOf(loopId, 'loop_id')));
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    const session = await this.ownership.ownOpen(sessionId);
-    return loopView(await this.loops.stop(session, loopId));
+    const session = await this.ownership.ownOpen(idOf(sessionId, 'session_id'));
+    return loopView(await this.loops.stop(session, idOf(loopId, 'loop_id')));
   }
 
   /**
@@ -212,8 +213,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * `command_id`, or `null` while there is none.
    */
   async pendingNotifications(sessionId: string, loopId: string): Promise<PendingNotificationView[]> {
-    const session = await this.ownership.own(sessionId);
-    const loop = this.loops.require(session, loopId);
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
+    const loop = this.loops.require(session, idOf(loopId, 'loop_id'));
     const pending = loop.list();
     const outcomes = await this.outcomes.of(
       loop.sessionId,

@@ -14,7 +14,7 @@ import {
   PROCESS_NOTIFICATIONS_OPTIONS,
 } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { LOOP_ENGINES, type LoopEngine } from '../vocabulary/process-vocabulary.js';
 import { ProcessLoop } from './process-loop.js';
 
@@ -62,10 +62,9 @@ export class Loops {
 
   /**
    * The loop of a session the caller has looked up (see `SessionOwnership.own`), or
-   * `LoopNotFoundError`. The loop id in any case.
+   * `LoopNotFoundError`. The loop id as normalised where it entered the library (see `normaliseId`).
    */
-  require({ sessionId }: Session, requestedLoopId: string): ProcessLoop {
-    const loopId = idOf(requestedLoopId, 'loop_id');
+  require({ sessionId }: Session, loopId: string): ProcessLoop {
     const loop = this.find(sessionId, loopId);
     if (!loop) throw new LoopNotFoundError(sessionId, loopId);
     return loop;

@@ -7,7 +7,7 @@ import { SessionClosedError } from '../errors/session-closed.error.js';
 import { SessionStore } from '../persistence/sessions/session-store.service.js';
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
 import { Topology } from '../topology/topology.js';
@@ -58,14 +58,13 @@ export class Sessions {
 
   /**
    * The session, or `SessionNotFoundError`, looking in the database when another node may have
-   * created it. Any case; not a string is a `ValidationError`.
+   * created it. The id as normalised where it entered the library (see `normaliseId`).
    */
   async find(sessionId: string): Promise<Session> {
-    const id = idOf(sessionId, 'session_id');
-    const cached = this.cached(id);
+    const cached = this.cached(sessionId);
     if (cached) return cached;
     // Another node may have created it; on one node, what memory lacks does not exist.
-    const session = await this.topology.acrossNodes(() => this.store.sessionById(id));
+    const session = await this.topology.acrossNodes(() => this.store.sessionById(sessionId));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
     return session;
@@ -73,7 +72,7 @@ export class Sessions {
 
   /** The session from memory (this node's sessions), or `SessionNotFoundError`. */
   require(sessionId: string): Session {
-    const session = this.cached(idOf(sessionId, 'session_id'));
+    const session = this.cached(sessionId);
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
   }
