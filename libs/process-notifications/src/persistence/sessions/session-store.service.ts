@@ -17,6 +17,10 @@ import { SessionRows } from './session-rows.js';
 export class SessionStore {
   private readonly rows = new SessionRows();
 
+  /**
+   * @param credentials the module's credentials cache, shared with `RestoreReads`, which fills it
+   *   at restore; a store built alone (a test of the port) gets one of its own
+   */
   constructor(
     private readonly journal: JournalWriter,
     private readonly credentials: SessionCredentials = new SessionCredentials(),
