@@ -16,9 +16,11 @@ import { ProcessOutcomes } from '../../libs/process-notifications/src/persistenc
 import { RefusalStore, type RefusalRow } from '../../libs/process-notifications/src/persistence/refusals/refusal-store.service.js';
 import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
 import { SessionRows } from '../../libs/process-notifications/src/persistence/sessions/session-rows.js';
+import { hashToken } from '../../libs/process-notifications/src/persistence/sessions/session-credentials.js';
 import { storeDialectOf } from '../../libs/process-notifications/src/persistence/dialects/store-dialects.js';
 import { managerOf } from '../../libs/process-notifications/src/persistence/transaction/store-transaction.js';
 import { JournalFeed } from '../../libs/process-notifications/src/journal/journal-feed.service.js';
+import { AlreadyExistsError } from '../../libs/process-notifications/src/errors/already-exists.error.js';
 import { IdempotencyCollisionError } from '../../libs/process-notifications/src/errors/idempotency-collision.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
 import type { ProcessLifecycleRecord } from '../../libs/process-notifications/src/model/process-lifecycle-record.interface.js';
@@ -130,7 +132,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
   // A session of the test's own, owned by this node (on PostgreSQL its lease is held: its writes are fenced).
   const openSession = async (createdAt = new Date().toISOString()): Promise<string> => {
     const sessionId = randomUUID();
-    await store.writer.write((tx) => sessionRows.insert(tx, sessionId, `hash-${sessionId}`, createdAt));
+    await store.writer.write((tx) => sessionRows.insert(tx, sessionId, hashToken(`token-${sessionId}`), createdAt));
     if (store.leases.enabled) store.leases.hold(sessionId, (await store.leases.acquire(sessionId))!);
     return sessionId;
   };
@@ -167,23 +169,28 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
   };
 
   describe('session rows', () => {
-    it('insert, find by id and by token hash, rotate the token, close once', async () => {
+    it('insert, find by id and by token (its hash stored), rotate the token, close once', async () => {
       const sessionId = randomUUID();
       await expect(store.writer.lookup((reader) => sessionRows.exists(reader, sessionId))).resolves.toBe(false);
       const sessionId2 = await openSession('2026-01-01T00:00:00.000Z');
       await expect(store.writer.lookup((reader) => sessionRows.exists(reader, sessionId2))).resolves.toBe(true);
       await expect(store.writer.lookup((reader) => sessionRows.byId(reader, sessionId2))).resolves.toMatchObject({
         sessionId: sessionId2,
-        tokenHash: `hash-${sessionId2}`,
+        tokenHash: hashToken(`token-${sessionId2}`),
         createdAt: '2026-01-01T00:00:00.000Z',
         closedAt: null,
       });
-      await expect(store.sessions.sessionOfToken(`hash-${sessionId2}`)).resolves.toMatchObject({ sessionId: sessionId2 });
+      await expect(store.sessions.sessionById(sessionId2)).resolves.toEqual({
+        sessionId: sessionId2,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        closedAt: null,
+      });
+      await expect(store.sessions.sessionOfToken(`token-${sessionId2}`)).resolves.toMatchObject({ sessionId: sessionId2 });
 
       let rotated = false;
       await store.sessions.rotateSessionToken(sessionId2, 'rotated', () => (rotated = true));
       expect(rotated).toBe(true);
-      await expect(store.sessions.sessionOfToken(`hash-${sessionId2}`)).resolves.toBeNull();
+      await expect(store.sessions.sessionOfToken(`token-${sessionId2}`)).resolves.toBeNull();
       await expect(store.sessions.sessionOfToken('rotated')).resolves.toMatchObject({ sessionId: sessionId2 });
 
       const closedAt = '2026-01-02T00:00:00.000Z';
@@ -193,6 +200,34 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       await expect(store.writer.lookup((reader) => sessionRows.byId(reader, sessionId2))).resolves.toMatchObject({
         closedAt,
         tokenHash: null,
+      });
+    });
+
+    it('holds the token of a session it opens held, in step with its rotation and close; answers sessions without a hash', async () => {
+      const sessionId = randomUUID();
+      const [first, second] = [`first-${sessionId}`, `second-${sessionId}`];
+      await expect(store.sessions.openSession(sessionId, first, true)).resolves.toEqual({
+        sessionId,
+        createdAt: expect.any(String),
+        closedAt: null,
+      });
+      await expect(store.sessions.openSession(sessionId, second, true)).rejects.toThrow(AlreadyExistsError);
+      expect(store.sessions.heldSessionOfToken(first)).toBe(sessionId);
+      if (store.leases.enabled) store.leases.hold(sessionId, (await store.leases.acquire(sessionId))!);
+      await store.sessions.rotateSessionToken(sessionId, second);
+      expect(store.sessions.heldSessionOfToken(first)).toBeUndefined();
+      expect(store.sessions.heldSessionOfToken(second)).toBe(sessionId);
+      await store.sessions.closeSession(sessionId, new Date().toISOString(), () => undefined);
+      expect(store.sessions.heldSessionOfToken(second)).toBeUndefined();
+      await expect(store.sessions.sessionOfToken(second)).resolves.toBeNull();
+
+      const notHeld = randomUUID();
+      await store.sessions.openSession(notHeld, `token-${notHeld}`, false);
+      expect(store.sessions.heldSessionOfToken(`token-${notHeld}`)).toBeUndefined();
+      await expect(store.sessions.sessionOfToken(`token-${notHeld}`)).resolves.toEqual({
+        sessionId: notHeld,
+        createdAt: expect.any(String),
+        closedAt: null,
       });
     });
   });

@@ -19,6 +19,7 @@ import {
  * The journal half of `ProcessNotificationsService`'s API: reads of a session's journal and
  * of loops' event streams, any node answering from the database, and the streams of what commits.
  * A base class so the service stays one object for embedders while each file stays readable.
+ * Its methods are where embedders' ids enter: each is normalised here, once (`idOf`).
  */
 export abstract class ProcessNotificationsJournalApi {
   constructor(
@@ -31,7 +32,7 @@ export abstract class ProcessNotificationsJournalApi {
   /** Journal records of a session after `after`, at most `limit`, in sequence order. */
   async readJournal(sessionId: string, after = 0, limit = 100): Promise<JournalRecordView[]> {
     // Any node reads any session's journal: no ownership needed.
-    const session = await this.sessions.find(sessionId);
+    const session = await this.sessions.find(idOf(sessionId, 'session_id'));
     return this.pages.pageOf(session.sessionId, after, limit, recordView);
   }
 
@@ -42,7 +43,7 @@ export abstract class ProcessNotificationsJournalApi {
    * `LoopNotFoundError` (also use it to check the loop before streaming from a given position).
    */
   async loopEventsStart(sessionId: string, loopId: string): Promise<number> {
-    const session = await this.sessions.find(sessionId);
+    const session = await this.sessions.find(idOf(sessionId, 'session_id'));
     const loop = idOf(loopId, 'loop_id');
     const start = await this.pages.loopStreamStart(session.sessionId, loop);
     if (!start) throw new LoopNotFoundError(session.sessionId, loop);
@@ -57,7 +58,7 @@ export abstract class ProcessNotificationsJournalApi {
    * records too), `more` whether to read on at once. From the database: any node, any owner. Call after {@link loopEventsStart}.
    */
   async readLoopEvents(sessionId: string, loopId: string, after: number, limit = 500): Promise<LoopEventsPage> {
-    const page = await this.pages.loopStreamPage(sessionId.toLowerCase(), loopId.toLowerCase(), after, limit);
+    const page = await this.pages.loopStreamPage(idOf(sessionId, 'session_id'), idOf(loopId, 'loop_id'), after, limit);
     return { events: page.rows.map(loopEventView), last: page.last, more: page.more };
   }
 
@@ -67,7 +68,7 @@ export abstract class ProcessNotificationsJournalApi {
    * same range. For a node streaming many loops of one session: one read per commit, not one per loop.
    */
   async readSessionLoopEvents(sessionId: string, after: number, limit = 500): Promise<SessionLoopEventsPage> {
-    const page = await this.pages.sessionLoopStreamPage(sessionId.toLowerCase(), after, limit);
+    const page = await this.pages.sessionLoopStreamPage(idOf(sessionId, 'session_id'), after, limit);
     return {
       events: page.rows.map(({ loopId, row }) => ({ loopId, event: loopEventView(row) })),
       last: page.last,
@@ -85,7 +86,11 @@ export abstract class ProcessNotificationsJournalApi {
    */
   async readLoopStreams(ranges: readonly LoopStreamRangeRequest[], limit = 500): Promise<LoopStreamsPage> {
     const page = await this.pages.loopStreamRangesPage(
-      ranges.map(({ sessionId, loopId, after }) => ({ sessionId: sessionId.toLowerCase(), loopId: loopId?.toLowerCase() ?? null, after })),
+      ranges.map(({ sessionId, loopId, after }) => ({
+        sessionId: idOf(sessionId, 'session_id'),
+        loopId: loopId == null ? null : idOf(loopId, 'loop_id'),
+        after,
+      })),
       limit,
     );
     return {
@@ -97,7 +102,7 @@ export abstract class ProcessNotificationsJournalApi {
 
   /** Like {@link journalChanges}, for one loop's records: a hint to read its stream again. */
   loopChanges(sessionId: string, loopId: string): Observable<void> {
-    return this.feed.loopChanges(sessionId.toLowerCase(), loopId.toLowerCase());
+    return this.feed.loopChanges(idOf(sessionId, 'session_id'), idOf(loopId, 'loop_id'));
   }
 
   /**
@@ -127,7 +132,7 @@ export abstract class ProcessNotificationsJournalApi {
    * {@link readJournal} it makes a gap-free tail that survives a change of owner.
    */
   journalChanges(sessionId: string): Observable<void> {
-    return this.feed.changes(sessionId.toLowerCase());
+    return this.feed.changes(idOf(sessionId, 'session_id'));
   }
 
   /**
@@ -141,7 +146,7 @@ export abstract class ProcessNotificationsJournalApi {
 
   /** One session's journal records as this process commits them, in sequence order. */
   recordsOf(sessionId: string): Observable<JournalRecordView> {
-    const id = sessionId.toLowerCase();
+    const id = idOf(sessionId, 'session_id');
     // Filter before parsing: this runs inside the append path for every record of every session.
     return this.journal.records$.pipe(
       filter((record) => record.sessionId === id),

@@ -16,6 +16,7 @@ import { JournalPruning } from './persistence/journal/journal-pruning.service.js
 import { JournalPages } from './persistence/pages/journal-pages.service.js';
 import { RestoreReads } from './persistence/sessions/restore-reads.service.js';
 import { SessionStore } from './persistence/sessions/session-store.service.js';
+import { SessionCredentials } from './persistence/sessions/session-credentials.js';
 import { TOPOLOGY_PROVIDER } from './persistence/connection/topology.provider.js';
 import { StoreConnectionModule } from './persistence/connection/store-connection.module.js';
 import {
@@ -55,6 +56,7 @@ import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
     JournalPages,
     RestoreReads,
     SessionStore,
+    SessionCredentials,
     JournalNotifyListener,
     JournalFeed,
     JournalRetention,

@@ -44,7 +44,8 @@ import { idOf } from './validation/canonical-uuid.decorator.js';
 /**
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
  * Every write of a session, a loop or a notification is a command on the CQRS command bus, one
- * handler per use case (see docs/architecture.md); this class only sends it and reads.
+ * handler per use case (see docs/architecture.md); this class only sends it and reads. Its methods
+ * are where embedders' ids enter: each is normalised here, once (`idOf`), or by the command it sends.
  */
 @Injectable()
 export class ProcessNotificationsService extends ProcessNotificationsJournalApi {
@@ -84,7 +85,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
 
   /** The session and its loops; throws `SessionNotFoundError` when unknown. */
   async getSession(sessionId: string): Promise<SessionView> {
-    const session = await this.ownership.own(sessionId);
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
     return {
       sessionId: session.sessionId,
       state: session.closedAt ? 'closed' : 'open',
@@ -99,7 +100,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * session's owner; `SessionClosedError` when the session is closed.
    */
   rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
-    return this.commandBus.execute(new RotateSessionTokenCommand(sessionId));
+    return this.commandBus.execute(new RotateSessionTokenCommand(idOf(sessionId, 'session_id')));
   }
 
   /**
@@ -109,7 +110,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Idempotent: closing a closed session answers when it was closed.
    */
   closeSession(sessionId: string): Promise<ClosedSessionView> {
-    return this.commandBus.execute(new CloseSessionCommand(sessionId));
+    return this.commandBus.execute(new CloseSessionCommand(idOf(sessionId, 'session_id')));
   }
 
   /**
@@ -117,7 +118,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Takes nothing over: for routes any node serves, such as journal reads.
    */
   async requireSession(sessionId: string): Promise<void> {
-    await this.sessions.find(sessionId);
+    await this.sessions.find(idOf(sessionId, 'session_id'));
   }
 
   /** The session id a bearer token opens, or undefined. Looked up by the token's hash. */
@@ -132,7 +133,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * over; throws `SessionNotFoundError` for an unknown session.
    */
   locateOwner(sessionId: string): Promise<SessionOwner> {
-    return this.ownership.locate(sessionId);
+    return this.ownership.locate(idOf(sessionId, 'session_id'));
   }
 
   /**
@@ -167,17 +168,17 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * @param engine only `native` loops take process notifications @default 'native'
    */
   openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    return this.commandBus.execute(new OpenLoopCommand(sessionId, options.loopId, options.engine));
+    return this.commandBus.execute(new OpenLoopCommand(idOf(sessionId, 'session_id'), options.loopId, options.engine));
   }
 
   async getLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    const session = await this.ownership.own(sessionId);
-    return loopView(this.loops.require(session, loopId));
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
+    return loopView(this.loops.require(session, idOf(loopId, 'loop_id')));
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
   stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    return this.commandBus.execute(new StopLoopCommand(sessionId, loopId));
+    return this.commandBus.execute(new StopLoopCommand(idOf(sessionId, 'session_id'), idOf(loopId, 'loop_id')));
   }
 
   /**
@@ -211,8 +212,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * `command_id`, or `null` while there is none.
    */
   async pendingNotifications(sessionId: string, loopId: string): Promise<PendingNotificationView[]> {
-    const session = await this.ownership.own(sessionId);
-    const loop = this.loops.require(session, loopId);
+    const session = await this.ownership.own(idOf(sessionId, 'session_id'));
+    const loop = this.loops.require(session, idOf(loopId, 'loop_id'));
     const pending = loop.list();
     const outcomes = await this.outcomes.of(
       loop.sessionId,

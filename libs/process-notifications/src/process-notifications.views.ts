@@ -1,4 +1,4 @@
-import type { JournalRecordEntity } from './persistence/journal/journal-record.entity.js';
+import type { JournalRecord } from './model/journal-record.interface.js';
 import type { LoopStreamOutcome, LoopStreamRow } from './persistence/pages/loop-stream-rows.js';
 import type { ProcessCompletionNotification } from './model/process-completion-notification.interface.js';
 import type { PendingProcessNotification } from './model/pending-process-notification.interface.js';
@@ -119,7 +119,7 @@ export function loopView(loop: ProcessLoop): LoopView {
   };
 }
 
-export function recordView(record: JournalRecordEntity): JournalRecordView {
+export function recordView(record: JournalRecord): JournalRecordView {
   return {
     sequence: record.sequence,
     sessionId: record.sessionId,

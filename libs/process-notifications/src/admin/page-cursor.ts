@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '../errors/validation.error.js';
 import { isCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { normaliseId } from '../validation/normalise-id.js';
 
 /** What a list is ordered by (newest first): creation time, then ids. */
 export type PagePosition = readonly [createdAt: string, ...ids: string[]];
@@ -57,7 +58,7 @@ export class PageCursor {
       parsed[0] !== this.list ||
       typeof parsed[1] !== 'string' ||
       !CREATED_AT.test(parsed[1]) ||
-      !parsed.slice(2).every((id) => isCanonicalUuid(id) && id === id.toLowerCase())
+      !parsed.slice(2).every((id) => isCanonicalUuid(id) && id === normaliseId(id))
     ) {
       throw new ValidationError('cursor', 'cursor is not one this list gave out; pass next_cursor of the previous page as it is');
     }

@@ -4,10 +4,9 @@ import { JournalUnavailableError } from '../errors/journal-unavailable.error.js'
 import { OwnerUnavailableError } from '../errors/owner-unavailable.error.js';
 import { ProcessNotificationsError } from '../errors/process-notifications.error.js';
 import { Loops } from '../loops/loops.service.js';
-import type { SessionEntity } from '../persistence/sessions/session.entity.js';
+import type { Session } from '../model/session.interface.js';
 import { JournalRestore } from '../restore/journal-restore.service.js';
 import { Sessions } from '../sessions/sessions.service.js';
-import { idOf } from '../validation/canonical-uuid.decorator.js';
 import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { Topology } from '../topology/topology.js';
 
@@ -56,12 +55,12 @@ export class SessionOwnership implements OnModuleDestroy {
   /**
    * Resolves with the session once this node owns it (its loops are then loaded), so the caller
    * looks its loops up in it without asking {@link Sessions} again; `SessionNotFoundError` for an
-   * unknown session, `OwnerUnavailableError` while another live node owns it.
+   * unknown session, `OwnerUnavailableError` while another live node owns it. The id as normalised
+   * where it entered the library (see `normaliseId`).
    */
-  async own(sessionId: string): Promise<SessionEntity> {
+  async own(sessionId: string): Promise<Session> {
     await this.topology.acrossNodes(async () => {
-      const id = idOf(sessionId, 'session_id');
-      if (this.leases.epochOf(id) === undefined) await this.takeOver(id);
+      if (this.leases.epochOf(sessionId) === undefined) await this.takeOver(sessionId);
     });
     return this.sessions.require(sessionId);
   }
@@ -70,7 +69,7 @@ export class SessionOwnership implements OnModuleDestroy {
    * {@link own}, for a write: `SessionClosedError` when the session is closed (checked again in
    * the journal writer's queue, so no write of it commits after the close).
    */
-  async ownOpen(sessionId: string): Promise<SessionEntity> {
+  async ownOpen(sessionId: string): Promise<Session> {
     return this.sessions.requireOpen(await this.own(sessionId));
   }
 
@@ -106,20 +105,19 @@ export class SessionOwnership implements OnModuleDestroy {
    * waiting on the database (the owner checks its own lease).
    */
   async locate(sessionId: string): Promise<SessionOwner> {
-    if (this.topology.holds(() => this.leases.epochOf(idOf(sessionId, 'session_id')) !== undefined)) return { kind: 'self' };
-    const id = idOf(sessionId, 'session_id');
-    const lookup = this.leases.locate(id).then((where): SessionOwner => {
+    if (this.topology.holds(() => this.leases.epochOf(sessionId) !== undefined)) return { kind: 'self' };
+    const lookup = this.leases.locate(sessionId).then((where): SessionOwner => {
       if (where.owner !== 'node') {
-        this.lastOwner.delete(id);
+        this.lastOwner.delete(sessionId);
         return { kind: 'none' };
       }
       const owner = { kind: 'node', nodeId: where.nodeId, url: where.url, retryAfterSeconds: where.retryAfterSeconds } as const;
-      this.lastOwner.delete(id);
-      this.lastOwner.set(id, owner);
+      this.lastOwner.delete(sessionId);
+      this.lastOwner.set(sessionId, owner);
       if (this.lastOwner.size > LAST_OWNERS) this.lastOwner.delete(this.lastOwner.keys().next().value!);
       return owner;
     });
-    const last = this.lastOwner.get(id);
+    const last = this.lastOwner.get(sessionId);
     if (!last) return lookup;
     lookup.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;

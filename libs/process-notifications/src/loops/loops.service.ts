@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
-import type { LoopEntity } from '../persistence/sessions/loop.entity.js';
 import { LoopRows } from '../persistence/sessions/loop-rows.js';
-import type { SessionEntity } from '../persistence/sessions/session.entity.js';
+import type { Loop } from '../model/loop.interface.js';
+import type { Session } from '../model/session.interface.js';
 import { AlreadyExistsError } from '../errors/already-exists.error.js';
 import { LoopLimitError } from '../errors/loop-limit.error.js';
 import { LoopNotFoundError } from '../errors/loop-not-found.error.js';
@@ -14,7 +14,7 @@ import {
   PROCESS_NOTIFICATIONS_OPTIONS,
 } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { LOOP_ENGINES, type LoopEngine } from '../vocabulary/process-vocabulary.js';
 import { ProcessLoop } from './process-loop.js';
 
@@ -46,10 +46,10 @@ export class Loops {
   }
 
   /** Opens a loop in a session the caller has looked up (see `SessionOwnership.own`). */
-  async open({ sessionId }: SessionEntity, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
+  async open({ sessionId }: Session, requestedLoopId: string = uuidv7(), engine: LoopEngine = 'native'): Promise<ProcessLoop> {
     const loopId = requireCanonicalUuid(requestedLoopId, 'loop_id');
     if (!LOOP_ENGINES.includes(engine)) throw new ValidationError('engine', 'engine must be "native" or "foreign"');
-    const entity = await this.writer.write(async (store) => {
+    const opened = await this.writer.write(async (store) => {
       if (await this.rows.exists(store, sessionId, loopId)) throw new AlreadyExistsError('loop', loopId);
       // Counted in the serialized transaction, so concurrent calls cannot overshoot together.
       if ((await this.rows.count(store, sessionId)) >= this.maxLoopsPerSession) {
@@ -57,15 +57,14 @@ export class Loops {
       }
       return this.rows.insert(store, sessionId, loopId, engine, new Date().toISOString());
     }, sessionId);
-    return this.add(entity);
+    return this.add(opened);
   }
 
   /**
    * The loop of a session the caller has looked up (see `SessionOwnership.own`), or
-   * `LoopNotFoundError`. The loop id in any case.
+   * `LoopNotFoundError`. The loop id as normalised where it entered the library (see `normaliseId`).
    */
-  require({ sessionId }: SessionEntity, requestedLoopId: string): ProcessLoop {
-    const loopId = idOf(requestedLoopId, 'loop_id');
+  require({ sessionId }: Session, loopId: string): ProcessLoop {
     const loop = this.find(sessionId, loopId);
     if (!loop) throw new LoopNotFoundError(sessionId, loopId);
     return loop;
@@ -90,7 +89,7 @@ export class Loops {
    * stays pending (and consumable); a `loop_stopped` journal record lists it, so a restart
    * restores exactly that and every answer stays what it was before the restart.
    */
-  async stop(session: SessionEntity, loopId: string): Promise<ProcessLoop> {
+  async stop(session: Session, loopId: string): Promise<ProcessLoop> {
     const loop = this.require(session, loopId);
     if (loop.state === 'stopped') return loop;
     let stoppedHere = false;
@@ -118,16 +117,16 @@ export class Loops {
   }
 
   /** Replaces the actors with the persisted loops, pending sets empty (restore at start). */
-  load(loops: readonly LoopEntity[]): void {
+  load(loops: readonly Loop[]): void {
     for (const sessionId of [...this.bySession.keys()]) this.unloadSession(sessionId);
     this.pendingTotal = 0;
-    for (const entity of loops) this.add(entity);
+    for (const persisted of loops) this.add(persisted);
   }
 
   /** Replaces one session's actors with its persisted loops, pending sets empty (takeover). */
-  loadSession(sessionId: string, loops: readonly LoopEntity[]): void {
+  loadSession(sessionId: string, loops: readonly Loop[]): void {
     this.unloadSession(sessionId);
-    for (const entity of loops) this.add(entity);
+    for (const persisted of loops) this.add(persisted);
   }
 
   /** Forgets one session's actors (another node owns the session now). */
@@ -139,14 +138,14 @@ export class Loops {
     this.bySession.delete(sessionId);
   }
 
-  private add(entity: LoopEntity): ProcessLoop {
+  private add(persisted: Loop): ProcessLoop {
     // A loop unloaded at a takeover is detached: it no longer counts here.
-    const loop = new ProcessLoop(entity.sessionId, entity.loopId, entity.engine, entity.state, this.capacity, (delta) => {
+    const loop = new ProcessLoop(persisted.sessionId, persisted.loopId, persisted.engine, persisted.state, this.capacity, (delta) => {
       this.pendingTotal += delta;
     });
-    let ofSession = this.bySession.get(entity.sessionId);
-    if (!ofSession) this.bySession.set(entity.sessionId, (ofSession = new Map()));
-    ofSession.set(entity.loopId, loop);
+    let ofSession = this.bySession.get(persisted.sessionId);
+    if (!ofSession) this.bySession.set(persisted.sessionId, (ofSession = new Map()));
+    ofSession.set(persisted.loopId, loop);
     return loop;
   }
 }

@@ -1,43 +1,41 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { SessionEntity } from '../persistence/sessions/session.entity.js';
-import { SessionRows } from '../persistence/sessions/session-rows.js';
-import { AlreadyExistsError } from '../errors/already-exists.error.js';
+import type { Session } from '../model/session.interface.js';
 import { SessionNotFoundError } from '../errors/session-not-found.error.js';
 import { SessionClosedError } from '../errors/session-closed.error.js';
-import { JournalWriter } from '../persistence/journal/journal-writer.service.js';
 import { SessionStore } from '../persistence/sessions/session-store.service.js';
 import { DEFAULT_SESSION_CACHE_SIZE, PROCESS_NOTIFICATIONS_OPTIONS } from '../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../process-notifications-options.interface.js';
-import { idOf, requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
+import { requireCanonicalUuid } from '../validation/canonical-uuid.decorator.js';
 import { SessionLeases } from '../persistence/leases/session-leases.service.js';
 import { BoundedCache } from './bounded-cache.js';
 import { Topology } from '../topology/topology.js';
 
-function hashToken(token: string): string {
-  // One-shot: a fraction of the cost of a Hash object for a string this short.
-  return hash('sha256', token, 'hex');
+/** A new bearer token: 256 random bits, shown once; the store keeps only its hash. */
+function newToken(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 /**
- * Sessions and their bearer tokens: persisted through the journal writer, held here. On SQLite
- * every session is this process's and all are held. With several nodes (PostgreSQL) the sessions
- * this node owns are held while it owns them, with their tokens; a session of another node is
- * read from the database on a miss and kept in a bounded cache (journal reads), so a node's
- * memory does not grow with every session it has ever seen. Another node's token is read from
- * the database at every use, never cached: its owner may rotate it or close its session at any
- * time, and from that commit on no node may take the old token.
+ * Sessions, persisted through the session store, held here as the domain's {@link Session}, which
+ * carries no credential. On SQLite every session is this process's and all are held. With several
+ * nodes (PostgreSQL) the sessions this node owns are held while it owns them; a session of another
+ * node is read from the database on a miss and kept in a bounded cache (journal reads), so a
+ * node's memory does not grow with every session it has ever seen.
+ *
+ * Tokens are checked by the store (`SessionStore.heldSessionOfToken`, `sessionOfToken`): it keeps
+ * the hashes of the tokens of the sessions this node holds in a credentials cache of its own, in
+ * persistence, so authentication stays a map lookup. Another node's token is read from the
+ * database at every use, never cached: its owner may rotate it or close its session at any time,
+ * and from that commit on no node may take the old token.
  */
 @Injectable()
 export class Sessions {
-  private readonly byId = new Map<string, SessionEntity>();
-  private readonly byTokenHash = new Map<string, string>();
-  private readonly others: BoundedCache<string, SessionEntity>;
-  private readonly rows = new SessionRows();
+  private readonly byId = new Map<string, Session>();
+  private readonly others: BoundedCache<string, Session>;
 
   constructor(
-    private readonly writer: JournalWriter,
     private readonly store: SessionStore,
     private readonly leases: SessionLeases,
     private readonly topology: Topology,
@@ -49,51 +47,46 @@ export class Sessions {
   }
 
   /** Opens a session (time-ordered UUIDv7 id by default) with its bearer token, never stored in clear. */
-  async open(requestedId: string = uuidv7()): Promise<{ session: SessionEntity; token: string }> {
+  async open(requestedId: string = uuidv7()): Promise<{ session: Session; token: string }> {
     const sessionId = requireCanonicalUuid(requestedId, 'session_id');
-    const token = randomBytes(32).toString('base64url');
-    const session = await this.writer.write(async (store) => {
-      if (await this.rows.exists(store, sessionId)) throw new AlreadyExistsError('session', sessionId);
-      return this.rows.insert(store, sessionId, hashToken(token), new Date().toISOString());
-    });
+    const token = newToken();
+    // On one node this node holds every session at once, so the store holds its token too.
+    const session = await this.store.openSession(sessionId, token, this.holdsEverySession());
     this.add(session);
     return { session, token };
   }
 
   /**
    * The session, or `SessionNotFoundError`, looking in the database when another node may have
-   * created it. Any case; not a string is a `ValidationError`.
+   * created it. The id as normalised where it entered the library (see `normaliseId`).
    */
-  async find(sessionId: string): Promise<SessionEntity> {
-    const id = idOf(sessionId, 'session_id');
-    const cached = this.cached(id);
+  async find(sessionId: string): Promise<Session> {
+    const cached = this.cached(sessionId);
     if (cached) return cached;
     // Another node may have created it; on one node, what memory lacks does not exist.
-    const session = await this.topology.acrossNodes(() => this.writer.lookup((store) => this.rows.byId(store, id)));
+    const session = await this.topology.acrossNodes(() => this.store.sessionById(sessionId));
     if (!session) throw new SessionNotFoundError(sessionId);
     this.add(session);
     return session;
   }
 
   /** The session from memory (this node's sessions), or `SessionNotFoundError`. */
-  require(sessionId: string): SessionEntity {
-    const session = this.cached(idOf(sessionId, 'session_id'));
+  require(sessionId: string): Session {
+    const session = this.cached(sessionId);
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
   }
 
   /**
-   * The session a bearer token opens, or undefined. Tokens are looked up by their SHA-256: the
-   * lookup's timing depends only on the hash, which an attacker cannot steer byte by byte, so
-   * it leaks nothing usable about a stored token (no plain-text comparison ever happens).
+   * The session a bearer token opens, or undefined: from the store's credentials cache for a
+   * session this node holds, else from the database (see `SessionStore`).
    */
   async authenticate(token: string): Promise<string | undefined> {
-    const hash = hashToken(token);
-    const held = this.byTokenHash.get(hash);
+    const held = this.store.heldSessionOfToken(token);
     // Memory is the truth with several nodes only while this node's lease is current: a node that
     // froze past it may hold a token that the session's next owner has rotated since.
-    if (held && this.topology.holds(() => this.leases.epochOf(held) !== undefined)) return held;
-    const session = await this.topology.acrossNodes(() => this.store.sessionOfToken(hash));
+    if (held !== undefined && this.topology.holds(() => this.leases.epochOf(held) !== undefined)) return held;
+    const session = await this.topology.acrossNodes(() => this.store.sessionOfToken(token));
     if (!session) return undefined;
     this.add(session);
     return session.sessionId;
@@ -104,15 +97,10 @@ export class Sessions {
    * from the commit on, the old token opens nothing, on any node. `SessionClosedError` when the
    * session is closed.
    */
-  async rotateToken(session: SessionEntity): Promise<string> {
+  async rotateToken(session: Session): Promise<string> {
     if (session.closedAt) throw new SessionClosedError(session.sessionId, session.closedAt);
-    const token = randomBytes(32).toString('base64url');
-    const tokenHash = hashToken(token);
-    await this.store.rotateSessionToken(session.sessionId, tokenHash, () => {
-      if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
-      session.tokenHash = tokenHash;
-      if (this.byId.get(session.sessionId) === session) this.byTokenHash.set(tokenHash, session.sessionId);
-    });
+    const token = newToken();
+    await this.store.rotateSessionToken(session.sessionId, token);
     return token;
   }
 
@@ -121,57 +109,60 @@ export class Sessions {
    * refused with `SessionClosedError`, and it stays readable with the admin token. A second close
    * answers the first one's time.
    */
-  async close(session: SessionEntity): Promise<string> {
+  async close(session: Session): Promise<string> {
     if (session.closedAt) return session.closedAt;
     return this.store.closeSession(session.sessionId, new Date().toISOString(), (closedAt) => {
-      if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
-      session.tokenHash = null;
-      session.closedAt = closedAt;
+      // A closed session is a new value: whichever cache holds the open one gets the closed one.
+      const closed: Session = { ...session, closedAt };
+      if (this.byId.has(session.sessionId)) this.byId.set(session.sessionId, closed);
+      else if (this.others.get(session.sessionId)) this.others.set(session.sessionId, closed);
     });
   }
 
   /** Throws `SessionClosedError` when the session is closed: for the writes it refuses. */
-  requireOpen(session: SessionEntity): SessionEntity {
+  requireOpen(session: Session): Session {
     if (session.closedAt) throw new SessionClosedError(session.sessionId, session.closedAt);
     return session;
   }
 
   /** Replaces the held sessions with the persisted ones (restore at start, SQLite). */
-  load(sessions: readonly SessionEntity[]): void {
+  load(sessions: readonly Session[]): void {
     this.byId.clear();
-    this.byTokenHash.clear();
     for (const session of sessions) this.hold(session);
   }
 
   // Keeps a session read from the database or just opened: held on SQLite, in the bounded cache
   // with several nodes until this node takes it over (hold).
-  private add(session: SessionEntity): void {
-    // On one node every session is this node's: held at once.
-    if (this.topology.holds(() => false)) return this.hold(session);
+  private add(session: Session): void {
+    if (this.holdsEverySession()) return this.hold(session);
     if (this.byId.has(session.sessionId)) return;
     this.others.set(session.sessionId, session);
   }
 
-  /** Holds a session this node owns (restored at its takeover) until {@link release}. */
-  hold(session: SessionEntity): void {
-    this.others.delete(session.sessionId);
-    // A token this node held for the session before (it owned it once) may have been rotated since.
-    const before = this.byId.get(session.sessionId);
-    if (before?.tokenHash && before.tokenHash !== session.tokenHash) this.byTokenHash.delete(before.tokenHash);
-    this.byId.set(session.sessionId, session);
-    if (session.tokenHash && !session.closedAt) this.byTokenHash.set(session.tokenHash, session.sessionId);
+  // On one node every session is this node's: held at once.
+  private holdsEverySession(): boolean {
+    return this.topology.holds(() => false);
   }
 
-  /** Another node owns the session now: it goes back to the bounded cache. */
+  /**
+   * Holds a session this node owns (restored at its takeover, its token held by the store as it
+   * read it) until {@link release}.
+   */
+  hold(session: Session): void {
+    this.others.delete(session.sessionId);
+    this.byId.set(session.sessionId, session);
+  }
+
+  /** Another node owns the session now: it goes back to the bounded cache, its token to the database. */
   release(sessionId: string): void {
     const session = this.byId.get(sessionId);
+    this.store.releaseCredentials(sessionId);
     if (!session) return;
     this.byId.delete(sessionId);
-    if (session.tokenHash) this.byTokenHash.delete(session.tokenHash);
     this.add(session);
   }
 
-  private cached(sessionId: string): SessionEntity | undefined {
+  private cached(sessionId: string): Session | undefined {
     return this.byId.get(sessionId) ?? this.others.get(sessionId);
   }
 }

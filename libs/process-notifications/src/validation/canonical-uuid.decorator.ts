@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ValidateBy } from 'class-validator';
 import { ValidationError } from '../errors/validation.error.js';
 import { DirectTransform } from './dto-instance.js';
+import { normaliseId } from './normalise-id.js';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -9,23 +10,24 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /** True for a canonical 8-4-4-4-12 hex UUID of any version, any case, other than the nil UUID. */
 export function isCanonicalUuid(value: unknown): value is string {
   if (typeof value !== 'string' || value.length !== 36) return false;
-  const lower = value.toLowerCase();
+  const lower = normaliseId(value);
   return lower !== NIL_UUID && CANONICAL_UUID.test(lower);
 }
 
 /** The lower-case form of a canonical, non-nil UUID; anything else is a ValidationError on `field`. */
 export function requireCanonicalUuid(value: unknown, field: string): string {
   if (!isCanonicalUuid(value)) throw new ValidationError(field, `${field} must be a canonical, non-nil UUID`);
-  return value.toLowerCase();
+  return normaliseId(value);
 }
 
 /**
- * An id passed by embedding code to look something up: any case, compared in lower case. Only
- * its type is checked here; an id that is not a UUID simply finds nothing.
+ * An id passed by embedding code to look something up, where it enters the library (see
+ * `normaliseId`): any case, compared in lower case. Only its type is checked here; an id that is
+ * not a UUID simply finds nothing.
  */
 export function idOf(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new ValidationError(field, `${field} must be a string`);
-  return value.toLowerCase();
+  return normaliseId(value);
 }
 
 /**
@@ -34,7 +36,7 @@ export function idOf(value: unknown, field: string): string {
  */
 export function CanonicalUuid(): PropertyDecorator {
   return applyDecorators(
-    DirectTransform((value) => (typeof value === 'string' ? value.toLowerCase() : value)),
+    DirectTransform(normaliseId),
     ValidateBy({
       name: 'isCanonicalUuid',
       validator: {

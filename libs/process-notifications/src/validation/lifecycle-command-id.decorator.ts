@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ValidateBy } from 'class-validator';
 import { OUTCOME_KINDS } from '../vocabulary/process-vocabulary.js';
 import { CanonicalUuid } from './canonical-uuid.decorator.js';
+import { normaliseId } from './normalise-id.js';
 
 /** Only the records that end a run may name the completion notification that reports it. */
 function allowsCommandId(object: { kind?: unknown }): boolean {
@@ -10,7 +11,7 @@ function allowsCommandId(object: { kind?: unknown }): boolean {
 
 /** The record's own id and the notification's id name different things: they must differ. */
 function differsFromEventId(value: unknown, object: { event_id?: unknown }): boolean {
-  return typeof value !== 'string' || typeof object.event_id !== 'string' || value.toLowerCase() !== object.event_id.toLowerCase();
+  return typeof value !== 'string' || typeof object.event_id !== 'string' || normaliseId(value) !== normaliseId(object.event_id);
 }
 
 /**

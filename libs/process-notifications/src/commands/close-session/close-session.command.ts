@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { normaliseId } from '../../validation/normalise-id.js';
 import type { ClosedSessionView } from '../../process-notifications.views.js';
 
 /**
@@ -8,7 +9,10 @@ import type { ClosedSessionView } from '../../process-notifications.views.js';
  * @param sessionId the session, in any case
  */
 export class CloseSessionCommand extends Command<ClosedSessionView> {
-  constructor(readonly sessionId: string) {
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
     super();
+    this.sessionId = normaliseId(sessionId);
   }
 }

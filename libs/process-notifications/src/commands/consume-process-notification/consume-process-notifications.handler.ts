@@ -5,6 +5,7 @@ import { JournalWriter } from '../../persistence/journal/journal-writer.service.
 import { Loops } from '../../loops/loops.service.js';
 import { SessionOwnership } from '../../cluster/session-ownership.service.js';
 import { isCanonicalUuid } from '../../validation/canonical-uuid.decorator.js';
+import { normaliseId } from '../../validation/normalise-id.js';
 import { ConsumeProcessNotificationsCommand, MAX_CONSUME_BATCH } from './consume-process-notifications.command.js';
 import type { NotificationConsumptionResult } from './notification-consumption.interface.js';
 
@@ -16,9 +17,8 @@ function commandIdsOf(input: unknown): string[] {
     throw new ValidationError(FIELD, `${FIELD} must be an array of 1 to ${MAX_CONSUME_BATCH} command ids`);
   }
   return input.map((id: unknown) => {
-    const lower = typeof id === 'string' ? id.toLowerCase() : undefined;
-    if (lower === undefined || !isCanonicalUuid(lower)) throw new ValidationError(FIELD, `${FIELD} must hold canonical UUIDs only`);
-    return lower;
+    if (!isCanonicalUuid(id)) throw new ValidationError(FIELD, `${FIELD} must hold canonical UUIDs only`);
+    return normaliseId(id);
   });
 }
 

@@ -43,7 +43,7 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
 
   /** One delivery, in a `pn.notify` span (spec section 13) with `pn.journal.append` and `pn.dispatch` under it. */
   execute(command: NotifyProcessCompletionCommand): Promise<NotificationDelivery> {
-    const attributes = { [SPAN_ATTRIBUTES.sessionId]: command.sessionId.toLowerCase() };
+    const attributes = { [SPAN_ATTRIBUTES.sessionId]: command.sessionId };
     return inSpan(SPAN_NAMES.notify, attributes, async (span) => {
       const delivery = await this.deliver(command, span);
       span.setAttribute(SPAN_ATTRIBUTES.disposition, delivery.disposition);
@@ -51,9 +51,12 @@ export class NotifyProcessCompletionHandler implements ICommandHandler<NotifyPro
     });
   }
 
-  private async deliver({ sessionId, notification: input }: NotifyProcessCompletionCommand, span: Span): Promise<NotificationDelivery> {
+  // The caller's session id as the command normalised it, compared with the DTO's (normalised by its transforms).
+  private async deliver(
+    { sessionId: caller, notification: input }: NotifyProcessCompletionCommand,
+    span: Span,
+  ): Promise<NotificationDelivery> {
     const dto = validateInput(ProcessCompletionNotificationDto, ProcessCompletionNotificationDto.schema, input);
-    const caller = sessionId.toLowerCase();
     const ids = { [SPAN_ATTRIBUTES.sessionId]: caller, [SPAN_ATTRIBUTES.loopId]: dto.loop_id, [SPAN_ATTRIBUTES.commandId]: dto.command_id };
     span.setAttributes(ids);
     if (dto.session_id !== caller) throw new OwnerMismatchError(caller, dto.session_id);

@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { normaliseId } from '../../validation/normalise-id.js';
 import type { LoopView } from '../../process-notifications.views.js';
 import type { LoopEngine } from '../../vocabulary/process-vocabulary.js';
 
@@ -9,11 +10,16 @@ import type { LoopEngine } from '../../vocabulary/process-vocabulary.js';
  * @param engine only `native` loops take process notifications; `native` when omitted
  */
 export class OpenLoopCommand extends Command<LoopView> {
+  readonly sessionId: string;
+  readonly loopId?: string;
+
   constructor(
-    readonly sessionId: string,
-    readonly loopId?: string,
+    sessionId: string,
+    loopId?: string,
     readonly engine?: LoopEngine,
   ) {
     super();
+    this.sessionId = normaliseId(sessionId);
+    this.loopId = normaliseId(loopId);
   }
 }

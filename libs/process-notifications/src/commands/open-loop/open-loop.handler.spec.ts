@@ -46,7 +46,7 @@ describe('OpenLoopHandler', () => {
     expect(asked).toEqual([
       ['ownOpen', SESSION],
       ['open', SESSION, LOOP, 'foreign'],
-      ['ownOpen', SESSION.toUpperCase()],
+      ['ownOpen', SESSION],
       ['open', SESSION, undefined, undefined],
     ]);
   });

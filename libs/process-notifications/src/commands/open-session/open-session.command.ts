@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { normaliseId } from '../../validation/normalise-id.js';
 import type { SessionTokenView } from '../../process-notifications.views.js';
 
 /**
@@ -6,7 +7,10 @@ import type { SessionTokenView } from '../../process-notifications.views.js';
  * @param sessionId the id to use (a canonical UUID); a time-ordered UUID when omitted
  */
 export class OpenSessionCommand extends Command<SessionTokenView> {
-  constructor(readonly sessionId?: string) {
+  readonly sessionId?: string;
+
+  constructor(sessionId?: string) {
     super();
+    this.sessionId = normaliseId(sessionId);
   }
 }

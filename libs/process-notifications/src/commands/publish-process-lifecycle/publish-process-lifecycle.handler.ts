@@ -15,6 +15,7 @@ import { ProcessOutcomes } from '../../persistence/outcomes/process-outcomes.ser
 import { inSpan } from '../../tracing/library-tracer.js';
 import { tracedAppend } from '../../tracing/traced-append.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../../tracing/trace-names.js';
+import { normaliseId } from '../../validation/normalise-id.js';
 import { validateInput } from '../../validation/validate-input.js';
 import type { LifecycleKind } from '../../vocabulary/process-vocabulary.js';
 import type { LifecyclePublication } from './lifecycle-publication.interface.js';
@@ -45,21 +46,22 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
 
   /** One record, in a `pn.lifecycle` span (spec section 13) with `pn.journal.append` under it. */
   execute(command: PublishProcessLifecycleCommand): Promise<LifecyclePublication> {
-    const attributes = { [SPAN_ATTRIBUTES.sessionId]: command.sessionId.toLowerCase() };
+    const attributes = { [SPAN_ATTRIBUTES.sessionId]: command.sessionId };
     // A lifecycle record has no disposition of its own: only a collision names one.
     return inSpan(SPAN_NAMES.lifecycle, attributes, (span) => this.publish(command, span), { dispositions: ['collision'] });
   }
 
-  private async publish({ sessionId, record }: PublishProcessLifecycleCommand, span: Span): Promise<LifecyclePublication> {
-    const caller = sessionId.toLowerCase();
+  // The caller's session id as the command normalised it.
+  private async publish({ sessionId: caller, record }: PublishProcessLifecycleCommand, span: Span): Promise<LifecyclePublication> {
     // The contract checks the owner before validation: a record for another session is refused
     // as such even when it is also malformed.
     const claimed =
       typeof record === 'object' && record !== null && Object.hasOwn(record, 'session_id')
         ? (record as { session_id: unknown }).session_id
         : undefined;
-    if (typeof claimed === 'string' && claimed.toLowerCase() !== caller) {
-      throw new OwnerMismatchError(caller, claimed.toLowerCase());
+    // Raw input, not validated yet: normalised here, where it enters.
+    if (typeof claimed === 'string' && normaliseId(claimed) !== caller) {
+      throw new OwnerMismatchError(caller, normaliseId(claimed));
     }
     const dto = validateInput(ProcessLifecycleRecordDto, ProcessLifecycleRecordDto.schema, record);
     span.setAttributes({

@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { normaliseId } from '../../validation/normalise-id.js';
 import type { SessionTokenView } from '../../process-notifications.views.js';
 
 /**
@@ -7,7 +8,10 @@ import type { SessionTokenView } from '../../process-notifications.views.js';
  * @param sessionId the session, in any case
  */
 export class RotateSessionTokenCommand extends Command<SessionTokenView> {
-  constructor(readonly sessionId: string) {
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
     super();
+    this.sessionId = normaliseId(sessionId);
   }
 }

@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { normaliseId } from '../../validation/normalise-id.js';
 import type { LoopView } from '../../process-notifications.views.js';
 
 /**
@@ -8,10 +9,12 @@ import type { LoopView } from '../../process-notifications.views.js';
  * @param loopId the loop, in any case
  */
 export class StopLoopCommand extends Command<LoopView> {
-  constructor(
-    readonly sessionId: string,
-    readonly loopId: string,
-  ) {
+  readonly sessionId: string;
+  readonly loopId: string;
+
+  constructor(sessionId: string, loopId: string) {
     super();
+    this.sessionId = normaliseId(sessionId);
+    this.loopId = normaliseId(loopId);
   }
 }

@@ -41,7 +41,7 @@ describe('StopLoopHandler', () => {
     });
     expect(asked).toEqual([
       ['ownOpen', SESSION],
-      ['stop', SESSION, LOOP.toUpperCase()],
+      ['stop', SESSION, LOOP],
     ]);
   });
 

@@ -12,6 +12,7 @@ import type { JournalConsumption } from './journal-consumption.interface.js';
 import type { JournalCounters } from './journal-counters.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
+import { toDomain } from './journal-record.mapper.js';
 import type { JournalRows } from './journal-rows.js';
 import type { BatchResult, Outcome, QueuedJob } from './journal-write-queue.js';
 
@@ -132,20 +133,20 @@ export class JournalBatch {
     const ahead = this.insertedAhead.get(draft);
     if (ahead) {
       this.insertedAhead.delete(draft);
-      return { value: { record: ahead, appended: true }, written: [ahead] };
+      return { value: { record: toDomain(ahead), appended: true }, written: [ahead] };
     }
     const row = this.rowOf(draft);
     if (this.rows.insertFirst) {
       const inserted = await this.rows.insertUnlessJournaled(manager, row);
-      if (inserted) return { value: { record: inserted, appended: true }, written: [inserted] };
+      if (inserted) return { value: { record: toDomain(inserted), appended: true }, written: [inserted] };
     }
     const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
     if (existing) {
-      const value = existing.fingerprint === row.fingerprint ? { record: existing, appended: false } : { collision: existing };
+      const value = existing.fingerprint === row.fingerprint ? { record: toDomain(existing), appended: false } : { collision: existing };
       return { value, written: [] };
     }
     const record = await this.rows.insert(manager, row);
-    return { value: { record, appended: true }, written: [record] };
+    return { value: { record: toDomain(record), appended: true }, written: [record] };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
-import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { JournalRecord } from '../../model/journal-record.interface.js';
 
 /** A record to append. `payload` must already be in its canonical key order. */
 export interface JournalDraft {
@@ -13,7 +13,7 @@ export interface JournalDraft {
 
 export interface JournalAppend {
   /** The record now in the journal: the new one, or the original on an identical retry. */
-  readonly record: JournalRecordEntity;
+  readonly record: JournalRecord;
   /** True when this call wrote the record. */
   readonly appended: boolean;
 }

@@ -11,6 +11,7 @@ import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter } from './journal-writer.service.js';
 import { JournalPages } from '../pages/journal-pages.service.js';
 import { RestoreReads, type RestoreRows } from '../sessions/restore-reads.service.js';
+import { SessionCredentials } from '../sessions/session-credentials.js';
 import { LoopEntity } from '../sessions/loop.entity.js';
 import { SessionEntity } from '../sessions/session.entity.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
@@ -161,7 +162,7 @@ describe('JournalWriter reads on a SQLite file (read-only connection)', () => {
     const restored = async (sessionId?: string) => {
       const pending: string[] = [];
       let rows: RestoreRows | undefined;
-      await new RestoreReads(dataSource, writer).restore(sessionId, (read) => {
+      await new RestoreReads(dataSource, writer, new SessionCredentials()).restore(sessionId, (read) => {
         rows = read;
         return (row) => pending.push((JSON.parse(row.payload) as { session_id: string }).session_id);
       });

@@ -4,7 +4,7 @@ import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { AlreadyExistsError } from '../../errors/already-exists.error.js';
 import { IdempotencyCollisionError } from '../../errors/idempotency-collision.error.js';
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
-import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { JournalRecord } from '../../model/journal-record.interface.js';
 import type { JournalDraft } from './journal-draft.interface.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
@@ -27,7 +27,7 @@ const settle = <T>(promise: Promise<T>) =>
 describe('JournalWriter (real in-memory SQLite)', () => {
   let dataSource: DataSource;
   let writer: JournalWriter;
-  let published: JournalRecordEntity[];
+  let published: JournalRecord[];
   let commits: JournalCommit[];
 
   beforeEach(async () => {
@@ -82,7 +82,7 @@ describe('JournalWriter (real in-memory SQLite)', () => {
     expect(commits.map((c) => c.size)).toEqual([1, 1, 1, 1, 1, 1]);
 
     const [appendFirst, boom, appendOther, sqlFailure, retryFirst, domainError, collision, read] = answers;
-    const firstRecord = (appendFirst as { value: { record: JournalRecordEntity } }).value.record;
+    const firstRecord = (appendFirst as { value: { record: JournalRecord } }).value.record;
     expect(appendFirst).toEqual({ value: { record: firstRecord, appended: true } });
     expect(appendOther).toMatchObject({ value: { appended: true, record: { idempotencyId: other.idempotencyId } } });
     expect(retryFirst).toMatchObject({ value: { appended: false, record: { sequence: firstRecord.sequence } } });

@@ -10,6 +10,8 @@ import { SessionClosedError } from '../../errors/session-closed.error.js';
 import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import { JournalOutage } from '../durability/journal-outage.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
+import { toDomain } from './journal-record.mapper.js';
+import type { JournalRecord } from '../../model/journal-record.interface.js';
 import { JournalRows } from './journal-rows.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
 import { JournalWriteQueue, type Outcome } from './journal-write-queue.js';
@@ -59,10 +61,9 @@ export const JOURNAL_SILENCE_MS = 1_500;
 export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(JournalWriter.name);
   private readonly outage = new JournalOutage(this.logger);
-  // Sessions closed (when), as this node saw them commit or read them: their writes are refused
-  // inside the writer's queue, so none commits in a transaction after the one that closed it.
+  // Sessions closed (when), as seen committed or read: their writes are refused in the queue, none commits after the close.
   private readonly closedSessions = new Map<string, string>();
-  private readonly committed = new Subject<JournalRecordEntity>();
+  private readonly committed = new Subject<JournalRecord>();
   private readonly commits = new Subject<JournalCommit>();
   private readonly timeoutMs: number;
   private readonly queue: JournalWriteQueue;
@@ -74,7 +75,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   private readonly fencing: JournalFencing;
   private readonly batch: JournalBatch;
 
-  /** Records as they commit, in sequence order. */
+  /** Records as they commit, in sequence order, as the domain's `JournalRecord` (mapped once each, as it commits). */
   readonly records$ = this.committed.asObservable();
 
   /** Every committed transaction: its size and duration (for metrics and tests). */
@@ -113,7 +114,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     this.queue = new JournalWriteQueue(
       {
         run: (batch) => this.batch.run(batch),
-        committed: (record) => this.committed.next(record),
+        committed: (record) => this.committed.next(toDomain(record)),
         storeFailed: (error) => this.outage.failed(error),
       },
       this.logger,
@@ -152,11 +153,10 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Runs `work` in the serialized queue, in one transaction with the appends it makes through
-   * `journal` and the rows it writes through `store` (handed to persistence's row classes:
-   * `SessionRows`, `LoopRows`, `ProcessOutcomes.link`). A domain error it throws (e.g. `AlreadyExistsError`) is handed back to its caller
-   * without failing the batch it shares with other callers, so it must be thrown before the work
-   * writes anything.
+   * Runs `work` in the serialized queue, in one transaction with the appends it makes through `journal` and the rows it writes
+   * through `store` (handed to persistence's row classes: `SessionRows`, `LoopRows`, `ProcessOutcomes.link`). A domain error it
+   * throws (e.g. `AlreadyExistsError`) is handed back to its caller without failing the batch it shares with other callers, so it
+   * must be thrown before the work writes anything.
    * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
    *   commits only while this node holds its lease (else `OwnerUnavailableError`)
    */

@@ -4,6 +4,8 @@ import { DataSource, MoreThan } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import { CONSUMED_KIND, JournalRecordEntity } from '../journal/journal-record.entity.js';
+import { toDomain } from '../journal/journal-record.mapper.js';
+import type { JournalRecord } from '../../model/journal-record.interface.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { managerOf } from '../transaction/store-transaction.js';
 import {
@@ -85,10 +87,11 @@ export class JournalPages {
   }
 
   /** The consumed record of a notification, if it was consumed. */
-  consumptionOf(sessionId: string, commandId: string): Promise<JournalRecordEntity | null> {
-    return this.journal.lookup((store) =>
+  async consumptionOf(sessionId: string, commandId: string): Promise<JournalRecord | null> {
+    const row = await this.journal.lookup((store) =>
       managerOf(store).findOneBy(JournalRecordEntity, { sessionId, causeCommandId: commandId, kind: CONSUMED_KIND }),
     );
+    return row && toDomain(row);
   }
 
   /**
@@ -98,12 +101,12 @@ export class JournalPages {
    * session's deliveries. Gap-free as a client paging is: records commit in sequence order within
    * a session, and each slice starts after the last one read.
    */
-  page(sessionId: string, after: number, limit: number): Promise<JournalRecordEntity[]> {
+  page(sessionId: string, after: number, limit: number): Promise<JournalRecord[]> {
     return this.pageOf(sessionId, after, limit, (record) => record);
   }
 
   /** {@link page}, each record turned into what `view` makes of it within its slice's read. */
-  async pageOf<T>(sessionId: string, after: number, limit: number, view: (record: JournalRecordEntity) => T): Promise<T[]> {
+  async pageOf<T>(sessionId: string, after: number, limit: number, view: (record: JournalRecord) => T): Promise<T[]> {
     const records: T[] = [];
     let from = after;
     while (records.length < limit) {
@@ -118,7 +121,7 @@ export class JournalPages {
         read = rows.length;
         if (read > 0) from = rows.at(-1)!.sequence;
         // In the same turn as the read: turning a slice's payloads into objects is work too.
-        return rows.map(view);
+        return rows.map((row) => view(toDomain(row)));
       });
       records.push(...slice);
       if (read < take) break;

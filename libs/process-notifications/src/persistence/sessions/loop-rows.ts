@@ -1,4 +1,6 @@
+import type { Loop } from '../../model/loop.interface.js';
 import { LoopEntity } from './loop.entity.js';
+import { toDomain } from './loop.mapper.js';
 import { managerOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
 import type { LoopEngine } from '../../vocabulary/process-vocabulary.js';
 
@@ -14,12 +16,12 @@ export class LoopRows {
     return managerOf(store).countBy(LoopEntity, { sessionId });
   }
 
-  /** Inserts a running loop; the row as inserted. */
-  async insert(store: StoreTransaction, sessionId: string, loopId: string, engine: LoopEngine, createdAt: string): Promise<LoopEntity> {
+  /** Inserts a running loop; the loop as inserted. */
+  async insert(store: StoreTransaction, sessionId: string, loopId: string, engine: LoopEngine, createdAt: string): Promise<Loop> {
     const manager = managerOf(store);
     const row = manager.create(LoopEntity, { sessionId, loopId, engine, state: 'running', createdAt });
     await manager.insert(LoopEntity, row);
-    return row;
+    return toDomain(row);
   }
 
   /** Marks a loop stopped. */

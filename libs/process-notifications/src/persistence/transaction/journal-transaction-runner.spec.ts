@@ -6,7 +6,7 @@ import { DataSource, type AfterQueryEvent, type EntitySubscriberInterface } from
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
-import type { JournalRecordEntity } from '../journal/journal-record.entity.js';
+import type { JournalRecord } from '../../model/journal-record.interface.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
@@ -23,7 +23,7 @@ describe('JournalWriter on a SQLite connection in a bad state', () => {
   let dataSource: DataSource;
   let db: Database.Database;
   let writer: JournalWriter;
-  let published: JournalRecordEntity[];
+  let published: JournalRecord[];
 
   beforeEach(async () => {
     dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
