@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In } from 'typeorm';
+import { PN_CONNECTION } from '../../constants.js';
 import { managerOf, type StoreTransaction } from '../transaction/store-transaction.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import type { ProcessLifecycleRecord } from '../../model/process-lifecycle-record.interface.js';
@@ -37,7 +39,20 @@ function outcomeOf(row: ProcessOutcomeEntity): ProcessOutcome {
  */
 @Injectable()
 export class ProcessOutcomes {
-  constructor(private readonly journal: JournalWriter) {}
+  private readonly linkSql: string;
+
+  constructor(
+    @InjectDataSource(PN_CONNECTION) dataSource: DataSource,
+    private readonly journal: JournalWriter,
+  ) {
+    // One statement text, so the connection's statement cache prepares it once (the query
+    // builder's insert was prepared anew for every record, a lifecycle POST's costliest statement).
+    // The first journaled record wins: a later one for the same command changes nothing.
+    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
+    this.linkSql = `INSERT INTO pn_process_outcomes (session_id, command_id, sequence, event_id, kind, has_exit_code,
+      exit_code, diagnostic, signal, process_started_at, process_finished_at)
+      VALUES (${Array.from({ length: 11 }, (_, index) => p(index)).join(', ')}) ON CONFLICT DO NOTHING`;
+  }
 
   /**
    * Inside the transaction that journaled `record` (a new record, at `sequence`): makes it the
@@ -46,26 +61,19 @@ export class ProcessOutcomes {
    */
   async link(store: StoreTransaction, sessionId: string, sequence: number, record: ProcessLifecycleRecord): Promise<void> {
     if (record.command_id === undefined || !isOutcomeKind(record.kind)) return;
-    await managerOf(store)
-      .createQueryBuilder()
-      .insert()
-      .into(ProcessOutcomeEntity)
-      .values({
-        sessionId,
-        commandId: record.command_id,
-        sequence,
-        eventId: record.event_id,
-        kind: record.kind,
-        hasExitCode: record.has_exit_code === true,
-        exitCode: record.exit_code ?? null,
-        diagnostic: record.diagnostic ?? null,
-        signal: record.signal ?? null,
-        processStartedAt: record.process_started_at ?? null,
-        processFinishedAt: record.process_finished_at ?? null,
-      })
-      // The first journaled record wins: a later one for the same command changes nothing.
-      .orIgnore()
-      .execute();
+    await managerOf(store).query(this.linkSql, [
+      sessionId,
+      record.command_id,
+      sequence,
+      record.event_id,
+      record.kind,
+      record.has_exit_code === true,
+      record.exit_code ?? null,
+      record.diagnostic ?? null,
+      record.signal ?? null,
+      record.process_started_at ?? null,
+      record.process_finished_at ?? null,
+    ]);
   }
 
   /** The outcomes known for these command ids of a session (lower case), by command id. */
