@@ -24,6 +24,11 @@ const SQLITE_PAGE_SLICE = 10;
 // Records of one read of a loop's event stream on SQLite: a loop's records carry no payload
 // parsing in the read, so a larger slice still holds the event loop for well under a millisecond.
 const SQLITE_LOOP_SLICE = 100;
+// On SQLite, ranges whose positions lie within this many sequences of each other are read as one
+// walk of the journal's tail (LoopStreamRows.tailPage); a range further behind (a stream reading
+// its backlog) would make that walk read every other session's records since, so they are then
+// read range by range.
+const TAIL_SPREAD = 2_000;
 
 /**
  * The paged reads of the journal: a session's records, a loop's event stream, many sessions'
@@ -35,6 +40,7 @@ export class JournalPages {
   private readonly loopStreams: LoopStreamRows;
   private readonly pageSlice: number;
   private readonly loopSlice: number;
+  private readonly tailReads: boolean;
 
   constructor(
     @InjectDataSource(PN_CONNECTION) dataSource: DataSource,
@@ -44,6 +50,8 @@ export class JournalPages {
     const dialect = storeDialectOf(dataSource);
     this.pageSlice = dialect.inProcess ? SQLITE_PAGE_SLICE : Number.POSITIVE_INFINITY;
     this.loopSlice = dialect.inProcess ? SQLITE_LOOP_SLICE : Number.POSITIVE_INFINITY;
+    // One connection writes an in-process store, so its commits are in sequence order.
+    this.tailReads = dialect.inProcess;
   }
 
   /** Where a loop's event stream starts (see {@link LoopStreamRows.start}); undefined for an unknown loop. */
@@ -68,9 +76,14 @@ export class JournalPages {
   /**
    * One read of several loop streams' ranges, one range per session (see
    * {@link LoopStreamRows.rangesPage}): one statement per {@link MAX_LOOP_STREAM_RANGES} ranges,
-   * so a node's streams of many sessions cost one read per commit, not one per session.
+   * so a node's streams of many sessions cost one read per commit, not one per session. On SQLite,
+   * ranges close to each other are one walk of the journal's tail instead ({@link TAIL_SPREAD}).
    */
   async loopStreamRangesPage(ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
+    const positions = ranges.map(({ after }) => after);
+    if (this.tailReads && ranges.length > 1 && Math.max(...positions) - Math.min(...positions) <= TAIL_SPREAD) {
+      return this.journal.lookup((store) => this.loopStreams.tailPage(managerOf(store), ranges, Math.min(limit, this.loopSlice)));
+    }
     const rows: Array<LoopStreamRangesPage['rows'][number]> = [];
     const last: number[] = [];
     let more = false;

@@ -71,7 +71,8 @@ export interface LoopStreamStart {
   readonly lastSequence: number;
 }
 
-type Row = Record<string, string | number | boolean | null>;
+/** A row of a stream read, as the driver gives it. */
+export type Row = Record<string, string | number | boolean | null>;
 
 const OUTCOME_LIST = OUTCOME_KINDS.map((kind) => `'${kind}'`).join(', ');
 
@@ -88,6 +89,7 @@ export class LoopStreamRows {
   private readonly pageSql: string;
   private readonly sessionPageSql: string;
   private readonly startSql: string;
+  private readonly tailSql: string;
   private readonly parameter: (index: number) => string;
   private readonly select: (source: string, columns?: string) => string;
 
@@ -136,6 +138,12 @@ export class LoopStreamRows {
     this.sessionPageSql = `${select}
       WHERE j.session_id = ${p(0)} AND j.sequence > ${p(1)} AND j.loop_id IS NOT NULL
       ORDER BY j.sequence LIMIT ${p(2)}`;
+    // The journal's tail from one position, over its primary key (see tailPage).
+    this.tailSql = `${this.select(
+      `(SELECT * FROM pn_journal WHERE sequence > ${p(0)} AND loop_id IS NOT NULL
+      ORDER BY sequence LIMIT ${p(1)})`,
+      'j.session_id, ',
+    )} ORDER BY j.sequence`;
     this.startSql = `SELECT l.oldest_unconsumed_sequence, s.last_sequence FROM pn_loops l
       JOIN pn_sessions s ON s.session_id = l.session_id WHERE l.session_id = ${p(0)} AND l.loop_id = ${p(1)}`;
   }
@@ -211,6 +219,41 @@ export class LoopStreamRows {
     }
     return { rows: out, last, more: rows.length === limit };
   }
+
+  /**
+   * {@link rangesPage} on a store that one connection writes in sequence order (SQLite), as one
+   * walk of the journal from the lowest range's position (see {@link tailRanges}): a read of
+   * sixteen sessions' ranges then costs one primary-key range, not sixteen index ranges merged.
+   */
+  async tailPage(manager: EntityManager, ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
+    if (ranges.length === 0) return { rows: [], last: [], more: false };
+    const from = Math.min(...ranges.map(({ after }) => after));
+    return tailRanges((await manager.query(this.tailSql, [from, limit])) as Row[], ranges, limit);
+  }
+}
+
+/**
+ * {@link LoopStreamRows.rangesPage}'s answer from one walk of the journal's tail (`rows`, read
+ * from the lowest range's position): each row given to every range it falls in, as that range's
+ * own read gives it. Only for a store that one connection writes (SQLite): its commits are in
+ * sequence order, so a read that walked up to a sequence saw every record below it, and every
+ * range's `last` moves there, past other sessions' records too.
+ */
+export function tailRanges(rows: readonly Row[], ranges: readonly LoopStreamRange[], limit: number): LoopStreamRangesPage {
+  const bySession = new Map<string, number[]>();
+  ranges.forEach(({ sessionId }, range) => bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), range]));
+  const out: Array<{ range: number; loopId: string; row: LoopStreamRow }> = [];
+  for (const row of rows) {
+    const loopId = String(row.loop_id);
+    for (const range of bySession.get(String(row.session_id)) ?? []) {
+      const { loopId: only, after } = ranges[range]!;
+      if (Number(row.sequence) <= after || (only !== null && only !== loopId)) continue;
+      const item = streamRow(row, loopId);
+      if (item) out.push({ range, loopId, row: item });
+    }
+  }
+  const walked = rows.length > 0 ? Number(rows.at(-1)!.sequence) : 0;
+  return { rows: out, last: ranges.map(({ after }) => Math.max(after, walked)), more: rows.length === limit };
 }
 
 function streamRow(row: Row, loopId: string): LoopStreamRow | undefined {
