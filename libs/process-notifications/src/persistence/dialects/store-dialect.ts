@@ -44,6 +44,14 @@ export interface StoreDialect {
    * batch's consecutive appends go in one statement. False where statements run in this thread.
    */
   readonly insertsFirst: boolean;
+  /**
+   * The journal's appends where {@link insertsFirst} (PostgreSQL; undefined elsewhere), over the
+   * written `columns` in their order, `p` numbering the placeholders: `one` inserts a record unless
+   * its id is journaled in its session already, answering its `sequence` (no row when skipped);
+   * `many` inserts the rows of one array per column, in array order, skipping ids journaled
+   * already, answering `sequence, session_id, idempotency_id` of each inserted.
+   */
+  insertFirstStatements(p: (index: number) => string, columns: readonly string[]): { one: string; many: string } | undefined;
   /** A statement that reads the schema: a file that is no database fails it. */
   readonly probe: string;
   /** The sequence an INSERT of {@link insertReturning} answered, as `manager.query` hands it back. */
