@@ -1,4 +1,4 @@
-import type { DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
 import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
 
@@ -59,13 +59,25 @@ export class PostgresStoreDialect implements StoreDialect {
     await manager.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
-  async tryLockMigrations(runner: QueryRunner): Promise<boolean> {
-    const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${MIGRATIONS_LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
-    return locked;
+  async underMigrationsLock<T>(dataSource: DataSource, wait: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    // The lock belongs to one connection: taken and released on the same one.
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      while (!(await this.tryLockMigrations(runner))) await wait();
+      try {
+        return await work();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(${MIGRATIONS_LOCK_KEY})`);
+      }
+    } finally {
+      await runner.release();
+    }
   }
 
-  async unlockMigrations(runner: QueryRunner): Promise<void> {
-    await runner.query(`SELECT pg_advisory_unlock(${MIGRATIONS_LOCK_KEY})`);
+  private async tryLockMigrations(runner: QueryRunner): Promise<boolean> {
+    const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${MIGRATIONS_LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
+    return locked;
   }
 
   // A loop with something consumed takes the next oldest from its current oldest on (read before

@@ -52,11 +52,9 @@ export class SqliteStoreDialect implements StoreDialect {
   // One process: no other node to tell, to wait for, or to save round trips to.
   async notify(): Promise<void> {}
 
-  async tryLockMigrations(): Promise<boolean> {
-    return true;
+  underMigrationsLock<T>(_dataSource: DataSource, _wait: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    return work();
   }
-
-  async unlockMigrations(): Promise<void> {}
 
   batchedCounts(): undefined {
     return undefined;
