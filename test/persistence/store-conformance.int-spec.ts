@@ -131,7 +131,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
   const openSession = async (createdAt = new Date().toISOString()): Promise<string> => {
     const sessionId = randomUUID();
     await store.writer.write((tx) => sessionRows.insert(tx, sessionId, `hash-${sessionId}`, createdAt));
-    if (store.leases.enabled) store.leases.hold(sessionId, (await store.leases.acquire(sessionId))!);
+    if (topologyOf(store.dataSource).shared) store.leases.hold(sessionId, (await store.leases.acquire(sessionId))!);
     return sessionId;
   };
   // An outcome record (no exit code) of a command of the loop.
@@ -521,7 +521,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       expect(row?.command_id).toBe(record.idempotencyId);
       await store.writer.write((tx) => dialect.takeBackAppend(managerOf(tx), record.sequence), sessionId);
       await expect(store.pages.page(sessionId, 0, 10)).resolves.toEqual([]);
-      expect(dialect.shared).toBe(store.leases.enabled);
+      expect(dialect.shared).toBe(topologyOf(store.dataSource).shared);
     });
   });
 

@@ -19,13 +19,15 @@ import { JournalDurability } from '../durability/journal-durability.js';
 import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from '../durability/wal-checkpointer.js';
 import { JournalHealthProbe } from './journal-health-probe.js';
 import { JournalFencing } from '../leases/journal-fencing.js';
-import { JournalCommitHint } from './journal-commit-hint.js';
+import { JournalCommitHint, NO_COMMIT_HINT } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { JournalBatch } from './journal-batch.js';
 import { collisionOf } from './idempotency-collision.js';
 import type { JournalCommit } from './journal-commit.interface.js';
 import type { JournalTransaction } from './journal-transaction.interface.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
+import { Topology } from '../../topology/topology.js';
+import { topologyOf } from '../connection/topology.provider.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
@@ -84,6 +86,8 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     leases: SessionLeases,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
+    // The module's (one decision); a test that builds its own writer gets its data source's.
+    topology: Topology = topologyOf(dataSource),
   ) {
     this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
@@ -98,13 +102,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     }
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs, this.durability);
     this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.batch.appendWithin(manager, draft));
-    this.fencing = new JournalFencing(leases);
+    this.fencing = new JournalFencing(leases, topology);
     this.batch = new JournalBatch({
       rows: new JournalRows(dataSource),
       transactions: new JournalTransactionRunner(dataSource, this.logger, this.durability),
       fencing: this.fencing,
       counters: new JournalCounters(dataSource),
-      hint: new JournalCommitHint(leases.enabled, dialect, leases.nodeId),
+      hint: topology.choose({ oneNode: () => NO_COMMIT_HINT, sharedDatabase: () => new JournalCommitHint(dialect, leases.nodeId) }),
       outage: this.outage,
       queue: { heard: () => this.queue.heard() },
       closedSessions: this.closedSessions,

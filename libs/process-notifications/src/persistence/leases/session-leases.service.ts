@@ -8,7 +8,8 @@ import { SessionNotFoundError } from '../../errors/session-not-found.error.js';
 import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
 import { PostgresNodeStatements, type StatementTarget } from '../dialects/postgres-node-statements.js';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { Topology } from '../../topology/topology.js';
+import { topologyOf } from '../connection/topology.provider.js';
 
 // What the heartbeat needs of a node-postgres pooled client.
 interface PooledClient extends StatementTarget {
@@ -31,15 +32,14 @@ const STEAL_LOCK_TIMEOUT = '2s';
  * epoch)` names a session's owner; it is valid while the owner node's heartbeat row has not
  * expired, so one UPDATE every TTL/3 renews all of a node's leases and SIGTERM releases them all
  * at once. Every takeover increases the epoch; journal transactions check owner and epoch with
- * {@link fence}. Expiry uses the database's clock. On SQLite (one process) it is disabled and
- * every session is this process's own.
+ * {@link fence}. Expiry uses the database's clock. On one node (SQLite, see `Topology`) it runs
+ * nothing and every session is this process's own.
  */
 @Injectable()
 export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SessionLeases.name);
   /** This process: a restarted process is a new node. */
   readonly nodeId = uuidv4();
-  readonly enabled: boolean;
   readonly ttlMs: number;
   private readonly statements = new PostgresNodeStatements();
   private url: string;
@@ -63,8 +63,9 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
+    // The module's (one decision); a test that builds its own leases gets its data source's.
+    private readonly topology: Topology = topologyOf(dataSource),
   ) {
-    this.enabled = storeDialectOf(dataSource).shared;
     this.ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     if (!Number.isSafeInteger(this.ttlMs) || this.ttlMs < 1000) {
       throw new Error(`leaseTtlMs must be an integer of at least 1000, got ${String(options.leaseTtlMs)}`);
@@ -73,7 +74,10 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    if (!this.enabled) return;
+    await this.topology.acrossNodes(() => this.startHeartbeat());
+  }
+
+  private async startHeartbeat(): Promise<void> {
     await this.heartbeat();
     this.heartbeatTimer = setInterval(
       () => {
@@ -91,9 +95,10 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
    */
   async advertise(url: string): Promise<void> {
     this.url = url;
-    if (!this.enabled) return;
-    await this.heartbeat();
-    await this.statements.retireOthersAt(this.dataSource, url, this.nodeId);
+    await this.topology.acrossNodes(async () => {
+      await this.heartbeat();
+      await this.statements.retireOthersAt(this.dataSource, url, this.nodeId);
+    });
   }
 
   /** The epoch this node holds the session at, while its heartbeat is known to be current. */
@@ -247,7 +252,11 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
    * take its sessions over without waiting for the TTL. Called at shutdown, after in-flight work.
    */
   async release(): Promise<void> {
-    if (!this.enabled || this.released) return;
+    await this.topology.acrossNodes(() => this.releaseAll());
+  }
+
+  private async releaseAll(): Promise<void> {
+    if (this.released) return;
     this.released = true;
     clearInterval(this.heartbeatTimer);
     void this.heartbeatClient?.then((client) => client.release()).catch(() => undefined);
