@@ -41,7 +41,7 @@ describe('topology', () => {
    * `shared` or the leases' former `enabled`, read anywhere else, would be a second decision.
    */
   const DECISION_READERS: Readonly<Record<string, string>> = {
-    'persistence/connection/topology.provider.ts': 'chooses the module’s Topology from the dialect: the decision itself',
+    'topology/topology-for.ts': 'the decision itself: a shared database’s topology or one node’s, from the store dialect',
     'process-notifications.service.ts': 'answers sharesDatabase to embedders from the injected Topology',
   };
 

@@ -27,7 +27,7 @@ import type { JournalCommit } from './journal-commit.interface.js';
 import type { JournalTransaction } from './journal-transaction.interface.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import { Topology } from '../../topology/topology.js';
-import { topologyOf } from '../connection/topology.provider.js';
+import { topologyFor } from '../../topology/topology-for.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
@@ -87,7 +87,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     leases: SessionLeases,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
     // The module's (one decision); a test that builds its own writer gets its data source's.
-    topology: Topology = topologyOf(dataSource),
+    topology: Topology = topologyFor(storeDialectOf(dataSource)),
   ) {
     this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {

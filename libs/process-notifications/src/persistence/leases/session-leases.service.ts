@@ -9,7 +9,8 @@ import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../../proce
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
 import { PostgresNodeStatements, type StatementTarget } from '../dialects/postgres-node-statements.js';
 import { Topology } from '../../topology/topology.js';
-import { topologyOf } from '../connection/topology.provider.js';
+import { topologyFor } from '../../topology/topology-for.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 // What the heartbeat needs of a node-postgres pooled client.
 interface PooledClient extends StatementTarget {
@@ -64,7 +65,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
     // The module's (one decision); a test that builds its own leases gets its data source's.
-    private readonly topology: Topology = topologyOf(dataSource),
+    private readonly topology: Topology = topologyFor(storeDialectOf(dataSource)),
   ) {
     this.ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     if (!Number.isSafeInteger(this.ttlMs) || this.ttlMs < 1000) {
