@@ -7,6 +7,7 @@ import { NotifyProcessCompletionHandler } from './commands/notify-process-comple
 import { PublishProcessLifecycleHandler } from './commands/publish-process-lifecycle/publish-process-lifecycle.handler.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
+import { JournalHealth } from './persistence/health/journal-health.service.js';
 import { JournalPruning } from './persistence/journal/journal-pruning.service.js';
 import { JournalPages } from './persistence/pages/journal-pages.service.js';
 import { RestoreReads } from './persistence/sessions/restore-reads.service.js';
@@ -46,6 +47,7 @@ import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
     SessionLeases,
     TOPOLOGY_PROVIDER,
     JournalWriter,
+    JournalHealth,
     JournalPruning,
     JournalPages,
     RestoreReads,

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 
@@ -17,3 +18,6 @@ export interface JournalAppend {
   /** True when this call wrote the record. */
   readonly appended: boolean;
 }
+
+/** Appends a draft inside a health probe's transaction as the writer does, handing back what it wrote (never announced). */
+export type ProbeAppend = (manager: EntityManager, draft: JournalDraft) => Promise<{ written: readonly JournalRecordEntity[] }>;
