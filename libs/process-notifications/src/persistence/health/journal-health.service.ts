@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
-import { JournalHealthProbe } from '../journal/journal-health-probe.js';
+import { JournalHealthProbe } from './journal-health-probe.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 
 /** A health check answers sooner than a write may take. */

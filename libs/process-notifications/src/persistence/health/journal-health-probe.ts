@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { JournalDraft, ProbeAppend } from './journal-draft.interface.js';
+import type { JournalDraft, ProbeAppend } from '../journal/journal-draft.interface.js';
 import type { StoreDialect } from '../dialects/store-dialect.js';
 
 /** The probe's work, given its transaction's manager and the writer's append. */
