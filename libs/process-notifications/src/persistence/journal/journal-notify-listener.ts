@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { ANY_SESSION, JOURNAL_CHANNEL } from './journal-commit-hint.js';
 import { PostgresNodeStatements } from '../dialects/postgres-node-statements.js';
+import { postgresPool } from '../dialects/store-connection.js';
 
 // What the listener needs of a node-postgres client.
 interface ListenClient {
@@ -59,8 +60,7 @@ export class JournalNotifyListener {
   }
 
   private async listen(): Promise<void> {
-    const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<ListenClient> } }).master;
-    const client = await pool.connect();
+    const client = await postgresPool<ListenClient>(this.dataSource).connect();
     // Stopped while this waited for a connection: keeping it would hold the pool open and
     // DataSource.destroy() would never return.
     if (this.closed) {

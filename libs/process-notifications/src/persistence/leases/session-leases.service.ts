@@ -8,6 +8,7 @@ import { SessionNotFoundError } from '../../errors/session-not-found.error.js';
 import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
 import { PostgresNodeStatements, type StatementTarget } from '../dialects/postgres-node-statements.js';
+import { postgresPool } from '../dialects/store-connection.js';
 import { Topology } from '../../topology/topology.js';
 import { topologyFor } from '../../topology/topology-for.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
@@ -186,7 +187,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   }
 
   private connectHeartbeat(): Promise<PooledClient> {
-    const connecting: Promise<PooledClient> = this.pool()
+    const connecting: Promise<PooledClient> = postgresPool<PooledClient>(this.dataSource)
       .connect()
       .then((client) => {
         // A checked-out client that loses its connection reports it here, not to the pool.
@@ -242,10 +243,6 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     for (const [sessionId, epoch] of held) {
       if (still.get(sessionId) !== epoch) this.lose(sessionId, epoch);
     }
-  }
-
-  private pool(): { connect(): Promise<PooledClient> } {
-    return (this.dataSource.driver as unknown as { master: { connect(): Promise<PooledClient> } }).master;
   }
 
   /**
