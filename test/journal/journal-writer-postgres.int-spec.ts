@@ -4,6 +4,7 @@ import { dataSourceOptionsFromUrl } from '../../libs/process-notifications/src/p
 import { JournalWriter, type JournalCommit } from '../../libs/process-notifications/src/persistence/journal/journal-writer.service.js';
 import { JournalPages } from '../../libs/process-notifications/src/persistence/pages/journal-pages.service.js';
 import { SessionLeases } from '../../libs/process-notifications/src/persistence/leases/session-leases.service.js';
+import { JournalHealth } from '../../libs/process-notifications/src/persistence/health/journal-health.service.js';
 import { AlreadyExistsError } from '../../libs/process-notifications/src/errors/already-exists.error.js';
 import { JournalUnavailableError } from '../../libs/process-notifications/src/errors/journal-unavailable.error.js';
 import { OwnerUnavailableError } from '../../libs/process-notifications/src/errors/owner-unavailable.error.js';
@@ -275,8 +276,9 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
 
   describe('health', () => {
     it('is healthy on a working database, and healthy again after a store failure without any other write', async () => {
-      const { writer } = await start(2);
-      await expect(writer.isHealthy()).resolves.toBe(true);
+      const { writer, dataSource } = await start(2);
+      const health = new JournalHealth(writer, dataSource);
+      await expect(health.isHealthy()).resolves.toBe(true);
       // A store failure (a statement timeout) puts the journal in an outage...
       await expect(
         writer.write(async (store) => {
@@ -285,7 +287,7 @@ describeOnPostgres('JournalWriter on PostgreSQL', () => {
         }),
       ).rejects.toBeInstanceOf(JournalUnavailableError);
       // ...which the probe alone ends, the database being fine.
-      await expect(writer.isHealthy()).resolves.toBe(true);
+      await expect(health.isHealthy()).resolves.toBe(true);
     });
   });
 

@@ -1,8 +1,10 @@
+import { Inject } from '@nestjs/common';
 import { filter, map, type Observable } from 'rxjs';
 import { LoopNotFoundError } from './errors/loop-not-found.error.js';
 import type { JournalFeed } from './journal/journal-feed.service.js';
 import type { JournalCommit, JournalWriter } from './persistence/journal/journal-writer.service.js';
 import type { JournalPages } from './persistence/pages/journal-pages.service.js';
+import { JournalHealth } from './persistence/health/journal-health.service.js';
 import type { Sessions } from './sessions/sessions.service.js';
 import { idOf } from './validation/canonical-uuid.decorator.js';
 import {
@@ -22,6 +24,9 @@ import {
  * Its methods are where embedders' ids enter: each is normalised here, once (`idOf`).
  */
 export abstract class ProcessNotificationsJournalApi {
+  // Injected as a property, so the service's constructor (and every subclass's) stays as it is.
+  @Inject(JournalHealth) private readonly health!: JournalHealth;
+
   constructor(
     protected readonly sessions: Sessions,
     protected readonly journal: JournalWriter,
@@ -110,7 +115,7 @@ export abstract class ProcessNotificationsJournalApi {
    * answer, and after a failed write (a full disk, say) until a write commits again.
    */
   isHealthy(): Promise<boolean> {
-    return this.journal.isHealthy();
+    return this.health.isHealthy();
   }
 
   /**

@@ -12,6 +12,7 @@ import { OpenLoopHandler } from './commands/open-loop/open-loop.handler.js';
 import { StopLoopHandler } from './commands/stop-loop/stop-loop.handler.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
+import { JournalHealth } from './persistence/health/journal-health.service.js';
 import { JournalPruning } from './persistence/journal/journal-pruning.service.js';
 import { JournalPages } from './persistence/pages/journal-pages.service.js';
 import { RestoreReads } from './persistence/sessions/restore-reads.service.js';
@@ -52,6 +53,7 @@ import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
     SessionLeases,
     TOPOLOGY_PROVIDER,
     JournalWriter,
+    JournalHealth,
     JournalPruning,
     JournalPages,
     RestoreReads,

@@ -1,5 +1,5 @@
 import { merge, type Observable } from 'rxjs';
-import { Topology } from './topology.js';
+import { Topology, type TopologyWays } from './topology.js';
 
 /** Several nodes share the database (PostgreSQL): each owns the sessions it holds the lease of. */
 export class SharedDatabaseTopology extends Topology {
@@ -19,5 +19,9 @@ export class SharedDatabaseTopology extends Topology {
 
   holds(leased: () => boolean): boolean {
     return leased();
+  }
+
+  choose<T>(ways: TopologyWays<T>): T {
+    return ways.sharedDatabase();
   }
 }

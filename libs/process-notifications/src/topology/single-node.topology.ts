@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import { Topology } from './topology.js';
+import { Topology, type TopologyWays } from './topology.js';
 
 /** One process owns the database (SQLite): its memory holds every session, and nobody else writes. */
 export class SingleNodeTopology extends Topology {
@@ -19,5 +19,9 @@ export class SingleNodeTopology extends Topology {
 
   holds(): boolean {
     return true;
+  }
+
+  choose<T>(ways: TopologyWays<T>): T {
+    return ways.oneNode();
   }
 }

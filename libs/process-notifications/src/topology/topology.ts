@@ -21,4 +21,17 @@ export abstract class Topology {
 
   /** Whether this node's memory is the truth for a session: always on one node; with several, what `leased()` says. */
   abstract holds(leased: () => boolean): boolean;
+
+  /**
+   * What `ways` builds for this topology: `oneNode()` or `sharedDatabase()`, so that a part that
+   * works one way or the other (the writer's fencing, its commit hint) is built that way once
+   * rather than asking the database at each use.
+   */
+  abstract choose<T>(ways: TopologyWays<T>): T;
+}
+
+/** One thing built for each topology (see {@link Topology.choose}). */
+export interface TopologyWays<T> {
+  oneNode(): T;
+  sharedDatabase(): T;
 }

@@ -5,6 +5,7 @@ import { PN_CONNECTION } from '../../constants.js';
 import { CONSUMED_KIND } from '../journal/journal-record.entity.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { managerOf } from '../transaction/store-transaction.js';
+import { PostgresNodeStatements } from '../dialects/postgres-node-statements.js';
 
 type Row = Record<string, unknown>;
 
@@ -70,6 +71,7 @@ export interface AdminNodeRow {
 @Injectable()
 export class AdminReads {
   private readonly p: (index: number) => string;
+  private readonly cluster = new PostgresNodeStatements();
 
   constructor(
     private readonly reader: JournalWriter,
@@ -184,14 +186,7 @@ export class AdminReads {
    * newest (a node restarted at its address replaces its old row).
    */
   async nodes(): Promise<AdminNodeRow[]> {
-    const rows = await this.query(
-      `SELECT n.node_id, n.url, n.expires_at > now() AS live, n.heartbeat_at,
-        (SELECT COUNT(*) FROM pn_session_leases l WHERE l.owner_node = n.node_id) AS sessions
-      FROM pn_nodes n
-      WHERE (n.expires_at > now() - interval '1 day' OR EXISTS (SELECT 1 FROM pn_session_leases l WHERE l.owner_node = n.node_id))
-        AND NOT EXISTS (SELECT 1 FROM pn_nodes m WHERE m.url = n.url AND m.heartbeat_at > n.heartbeat_at)
-      ORDER BY live DESC, n.heartbeat_at DESC NULLS LAST, n.url`,
-    );
+    const rows = await this.reader.read((store) => this.cluster.nodes(managerOf(store)));
     return rows.map((row) => ({
       nodeId: String(row.node_id),
       url: String(row.url),

@@ -2,14 +2,13 @@ import type { Provider } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
-import { SharedDatabaseTopology } from '../../topology/shared-database.topology.js';
-import { SingleNodeTopology } from '../../topology/single-node.topology.js';
 import { Topology } from '../../topology/topology.js';
+import { topologyFor } from '../../topology/topology-for.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 
 /** The topology of a data source's database: several nodes where its dialect says it is shared. */
 export function topologyOf(dataSource: DataSource): Topology {
-  return storeDialectOf(dataSource).shared ? new SharedDatabaseTopology() : new SingleNodeTopology();
+  return topologyFor(storeDialectOf(dataSource));
 }
 
 /** {@link Topology}, chosen once for the module's connection. */

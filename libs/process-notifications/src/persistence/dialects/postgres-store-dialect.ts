@@ -1,4 +1,4 @@
-import type { DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
 import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
 
@@ -20,6 +20,26 @@ export class PostgresStoreDialect implements StoreDialect {
     return Number((result as Array<{ sequence: number | string }>)[0]!.sequence);
   }
 
+  // The id is looked up in the statement, before a sequence is drawn (ON CONFLICT alone would draw
+  // one for a retry: a gap in the numbers); ON CONFLICT still skips a row a concurrent transaction
+  // wrote. Casts: PostgreSQL infers no parameter type here.
+  insertFirstStatements(p: (index: number) => string, columns: readonly string[]): { one: string; many: string } {
+    const typed = columns.map((column, i) => `${p(i)}::${column === 'payload' ? 'text' : 'varchar'}`);
+    const one = `INSERT INTO pn_journal (${columns.join(', ')}) SELECT ${typed.join(', ')}
+      WHERE NOT EXISTS (SELECT 1 FROM pn_journal WHERE session_id = ${typed[columns.indexOf('session_id')]} AND idempotency_id = ${typed[columns.indexOf('idempotency_id')]})
+      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence`;
+    // A batch's appends in one statement (one round trip however many), rows in array order, so
+    // sequences in that order too; ids already journaled are skipped (one index probe each).
+    const many = `INSERT INTO pn_journal (${columns.join(', ')})
+      SELECT ${columns.map((column) => `v.${column}`).join(', ')}
+      FROM unnest(${typed.map((value) => `${value}[]`).join(', ')})
+        WITH ORDINALITY AS v(${columns.join(', ')}, position)
+      ${this.probeJoin('pn_journal', 'j', 'j.session_id = v.session_id AND j.idempotency_id = v.idempotency_id')}
+      WHERE j.sequence IS NULL ORDER BY v.position
+      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence, session_id, idempotency_id`;
+    return { one, many };
+  }
+
   probeJoin(table: string, alias: string, on: string): string {
     return `LEFT JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${on} LIMIT 1) ${alias} ON true`;
   }
@@ -39,13 +59,25 @@ export class PostgresStoreDialect implements StoreDialect {
     await manager.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
-  async tryLockMigrations(runner: QueryRunner): Promise<boolean> {
-    const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${MIGRATIONS_LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
-    return locked;
+  async underMigrationsLock<T>(dataSource: DataSource, wait: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    // The lock belongs to one connection: taken and released on the same one.
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      while (!(await this.tryLockMigrations(runner))) await wait();
+      try {
+        return await work();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(${MIGRATIONS_LOCK_KEY})`);
+      }
+    } finally {
+      await runner.release();
+    }
   }
 
-  async unlockMigrations(runner: QueryRunner): Promise<void> {
-    await runner.query(`SELECT pg_advisory_unlock(${MIGRATIONS_LOCK_KEY})`);
+  private async tryLockMigrations(runner: QueryRunner): Promise<boolean> {
+    const [{ locked }] = (await runner.query(`SELECT pg_try_advisory_lock(${MIGRATIONS_LOCK_KEY}) AS locked`)) as [{ locked: boolean }];
+    return locked;
   }
 
   // A loop with something consumed takes the next oldest from its current oldest on (read before

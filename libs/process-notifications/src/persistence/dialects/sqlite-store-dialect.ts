@@ -20,6 +20,11 @@ export class SqliteStoreDialect implements StoreDialect {
   // Statements run in this thread: a lookup before an insert costs microseconds, not a round trip.
   readonly insertsFirst = false;
 
+  // Inserts go last: a lookup first costs microseconds in this thread.
+  insertFirstStatements(): undefined {
+    return undefined;
+  }
+
   insertedSequence(result: unknown): number {
     return Number(result);
   }
@@ -47,11 +52,9 @@ export class SqliteStoreDialect implements StoreDialect {
   // One process: no other node to tell, to wait for, or to save round trips to.
   async notify(): Promise<void> {}
 
-  async tryLockMigrations(): Promise<boolean> {
-    return true;
+  underMigrationsLock<T>(_dataSource: DataSource, _wait: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    return work();
   }
-
-  async unlockMigrations(): Promise<void> {}
 
   batchedCounts(): undefined {
     return undefined;

@@ -1,4 +1,4 @@
-import type { QueryRunner } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 
 /*
  * The one place where the library looks past TypeORM at the driver's own connection, and why.
@@ -42,6 +42,14 @@ export interface SqliteStatement {
 interface PostgresClient {
   end(): Promise<void>;
   readonly connection: { readonly stream: { destroy(): void } };
+}
+
+/**
+ * node-postgres' pool of a PostgreSQL data source (TypeORM's driver's `master`), for a client held
+ * apart from TypeORM's query runners: the leases' heartbeat, the commit hints' LISTEN connection.
+ */
+export function postgresPool<Client>(dataSource: DataSource): { connect(): Promise<Client> } {
+  return (dataSource.driver as unknown as { master: { connect(): Promise<Client> } }).master;
 }
 
 /**

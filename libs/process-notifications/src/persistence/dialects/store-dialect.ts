@@ -26,7 +26,9 @@ export interface StoreDialect {
   readonly name: 'SQLite' | 'PostgreSQL';
   /**
    * Several nodes may share the database: writes are fenced by session leases, commits are
-   * hinted by NOTIFY, migrations run under a lock. False on SQLite: one process owns the file.
+   * hinted by NOTIFY. False on SQLite: one process owns the file. Read once, where the module's
+   * `Topology` is chosen (`persistence/connection/topology.provider.ts`): everything else asks
+   * the topology (test/architecture/topology.spec.ts).
    */
   readonly shared: boolean;
   /**
@@ -44,6 +46,14 @@ export interface StoreDialect {
    * batch's consecutive appends go in one statement. False where statements run in this thread.
    */
   readonly insertsFirst: boolean;
+  /**
+   * The journal's appends where {@link insertsFirst} (PostgreSQL; undefined elsewhere), over the
+   * written `columns` in their order, `p` numbering the placeholders: `one` inserts a record unless
+   * its id is journaled in its session already, answering its `sequence` (no row when skipped);
+   * `many` inserts the rows of one array per column, in array order, skipping ids journaled
+   * already, answering `sequence, session_id, idempotency_id` of each inserted.
+   */
+  insertFirstStatements(p: (index: number) => string, columns: readonly string[]): { one: string; many: string } | undefined;
   /** A statement that reads the schema: a file that is no database fails it. */
   readonly probe: string;
   /** The sequence an INSERT of {@link insertReturning} answered, as `manager.query` hands it back. */
@@ -73,10 +83,13 @@ export interface StoreDialect {
   writerSyncsWal(dataSource: DataSource, autocheckpointPages: number): void;
   /** Tells the other nodes on `channel`, inside the transaction (delivered only if it commits); nothing with one node. */
   notify(manager: EntityManager, channel: string, payload: string): Promise<void>;
-  /** Takes the migrations' lock of this schema on `runner`'s connection if it is free (true with one node: nothing to take). */
-  tryLockMigrations(runner: QueryRunner): Promise<boolean>;
-  /** Gives back what {@link tryLockMigrations} took, on the same connection. */
-  unlockMigrations(runner: QueryRunner): Promise<void>;
+  /**
+   * Runs `work` (the migrations) holding this schema's migrations' lock where other processes may
+   * run them too (PostgreSQL: an advisory lock on a connection of its own; `wait` is called
+   * between tries while another process holds it, and may throw to give up); `work` alone where
+   * one process owns the database (SQLite).
+   */
+  underMigrationsLock<T>(dataSource: DataSource, wait: () => Promise<void>, work: () => Promise<T>): Promise<T>;
   /**
    * The admin counts' statements for every session and every loop of a transaction at once
    * (`p` numbers the placeholders, `columns` names the loop values in their order, `consumed`

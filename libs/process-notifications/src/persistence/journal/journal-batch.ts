@@ -26,7 +26,7 @@ export interface JournalBatchParts {
   readonly transactions: JournalTransactionRunner;
   readonly fencing: JournalFencing;
   readonly counters: JournalCounters;
-  readonly hint: JournalCommitHint;
+  readonly hint: Pick<JournalCommitHint, 'send'>;
   readonly outage: JournalOutage;
   /** Told each time the store answered: the queue's silence clock. */
   readonly queue: { heard(): void };
@@ -46,7 +46,7 @@ export class JournalBatch {
   private readonly transactions: JournalTransactionRunner;
   private readonly fencing: JournalFencing;
   private readonly counters: JournalCounters;
-  private readonly hint: JournalCommitHint;
+  private readonly hint: Pick<JournalCommitHint, 'send'>;
   private readonly outage: JournalOutage;
   private readonly queue: { heard(): void };
   private readonly closedSessions: ReadonlyMap<string, string>;

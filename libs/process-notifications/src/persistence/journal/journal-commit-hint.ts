@@ -40,23 +40,24 @@ export function hintedSessions(payload: string, self: string): readonly string[]
 /**
  * The commit hint (PostgreSQL): one NOTIFY per batch, sent inside its transaction so it is
  * delivered only if the batch commits (NOTIFY serializes commits, so never one per record).
- * Readers on every node take it as a wake-up, never as data. Off on SQLite (one process).
+ * Readers on every node take it as a wake-up, never as data. None on one node (SQLite): the
+ * writer is given {@link NO_COMMIT_HINT} there, as its topology says.
  */
 export class JournalCommitHint {
   /**
-   * @param enabled false on SQLite (one process)
    * @param dialect sends the NOTIFY
    * @param origin this node's id, named in each hint so that it can skip its own
    */
   constructor(
-    private readonly enabled: boolean,
     private readonly dialect: Pick<StoreDialect, 'notify'>,
     private readonly origin: string,
   ) {}
 
   async send(manager: EntityManager, records: readonly JournalRecordEntity[]): Promise<void> {
-    if (!this.enabled) return;
     const payload = commitHintPayload(records, this.origin);
     if (payload !== undefined) await this.dialect.notify(manager, JOURNAL_CHANNEL, payload);
   }
 }
+
+/** The commit hint of one node: nobody else to tell. */
+export const NO_COMMIT_HINT: Pick<JournalCommitHint, 'send'> = { send: () => Promise.resolve() };

@@ -1,5 +1,7 @@
+import type { EntityManager } from 'typeorm';
 import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
 import type { JournalRecord } from '../../model/journal-record.interface.js';
+import type { JournalRecordEntity } from './journal-record.entity.js';
 
 /** A record to append. `payload` must already be in its canonical key order. */
 export interface JournalDraft {
@@ -17,3 +19,6 @@ export interface JournalAppend {
   /** True when this call wrote the record. */
   readonly appended: boolean;
 }
+
+/** Appends a draft inside a health probe's transaction as the writer does, handing back what it wrote (never announced). */
+export type ProbeAppend = (manager: EntityManager, draft: JournalDraft) => Promise<{ written: readonly JournalRecordEntity[] }>;

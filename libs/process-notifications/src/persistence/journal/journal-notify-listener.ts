@@ -4,6 +4,8 @@ import { Subject } from 'rxjs';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { ANY_SESSION, JOURNAL_CHANNEL } from './journal-commit-hint.js';
+import { PostgresNodeStatements } from '../dialects/postgres-node-statements.js';
+import { postgresPool } from '../dialects/store-connection.js';
 
 // What the listener needs of a node-postgres client.
 interface ListenClient {
@@ -31,6 +33,7 @@ export class JournalNotifyListener {
   // Logged as the feed, whose readers poll while this is down: the operator's line unchanged.
   private readonly logger = new Logger('JournalFeed');
   private readonly hints = new Subject<string>();
+  private readonly statements = new PostgresNodeStatements();
   private client?: ListenClient;
   private active = false;
   private closed = false;
@@ -57,8 +60,7 @@ export class JournalNotifyListener {
   }
 
   private async listen(): Promise<void> {
-    const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<ListenClient> } }).master;
-    const client = await pool.connect();
+    const client = await postgresPool<ListenClient>(this.dataSource).connect();
     // Stopped while this waited for a connection: keeping it would hold the pool open and
     // DataSource.destroy() would never return.
     if (this.closed) {
@@ -71,7 +73,7 @@ export class JournalNotifyListener {
     });
     client.on('error', (error) => this.lost(error));
     client.on('end', () => this.lost(new Error('the LISTEN connection ended')));
-    await client.query(`LISTEN ${JOURNAL_CHANNEL}`);
+    await this.statements.listen(client, JOURNAL_CHANNEL);
     // Stopped meanwhile: stop() has closed this client already.
     if (this.closed) return;
     this.active = true;

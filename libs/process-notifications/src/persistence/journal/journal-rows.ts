@@ -80,23 +80,10 @@ export class JournalRows {
     this.findSql = `SELECT ${COLUMNS.join(', ')} FROM pn_journal WHERE session_id = ${p(0)} AND idempotency_id = ${p(1)}`;
     this.insertSql = `INSERT INTO pn_journal (${written.join(', ')}) VALUES (${written.map((_, i) => p(i)).join(', ')})${this.dialect.insertReturning}`;
     this.insertFirst = this.dialect.insertsFirst;
-    // Where inserts go first, the id is looked up in the statement, before a sequence is drawn
-    // (ON CONFLICT alone would draw one for a retry: a gap in the numbers); ON CONFLICT still
-    // skips a row a concurrent transaction wrote. Casts: PostgreSQL infers no parameter type here.
-    const typed = written.map((column, i) => `${p(i)}::${column === 'payload' ? 'text' : 'varchar'}`);
-    this.insertNewSql = `INSERT INTO pn_journal (${written.join(', ')}) SELECT ${typed.join(', ')}
-      WHERE NOT EXISTS (SELECT 1 FROM pn_journal WHERE session_id = ${typed[0]} AND idempotency_id = ${typed[3]})
-      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence`;
-    // A batch's appends in one statement (one round trip however many), rows in array order, so
-    // sequences in that order too; ids already journaled are skipped (one index probe each) and
-    // left to find().
-    this.insertManySql = `INSERT INTO pn_journal (${written.join(', ')})
-      SELECT ${written.map((column) => `v.${column}`).join(', ')}
-      FROM unnest(${typed.map((value) => `${value}[]`).join(', ')})
-        WITH ORDINALITY AS v(${written.join(', ')}, position)
-      ${this.dialect.probeJoin('pn_journal', 'j', 'j.session_id = v.session_id AND j.idempotency_id = v.idempotency_id')}
-      WHERE j.sequence IS NULL ORDER BY v.position
-      ON CONFLICT (session_id, idempotency_id) DO NOTHING RETURNING sequence, session_id, idempotency_id`;
+    // Where inserts go first (the dialect's statements): an id journaled already is skipped, left to find().
+    const insertFirst = this.dialect.insertFirstStatements(p, written);
+    this.insertNewSql = insertFirst?.one ?? '';
+    this.insertManySql = insertFirst?.many ?? '';
     // Lifecycle records, consumption records and consumed notifications; never a pending
     // notification, never a loop's stop record (restore needs it).
     this.pruneSql = `SELECT sequence FROM pn_journal j WHERE created_at < ${p(0)} AND payload <> '${DROPPED_PAYLOAD}' AND (

@@ -7,6 +7,7 @@ import type { JournalDraft } from './journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import { JournalWriter, type JournalCommit } from './journal-writer.service.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
+import { JournalHealth } from '../health/journal-health.service.js';
 import { latch } from '../../../../../test/support/latch.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 import { managerOf } from '../transaction/store-transaction.js';
@@ -122,7 +123,7 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
 
   it('answers healthy with a probe that really runs on the connection', async () => {
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
-    await expect(writer.isHealthy()).resolves.toBe(true);
+    await expect(new JournalHealth(writer, dataSource).isHealthy()).resolves.toBe(true);
   });
 
   it('puts work queued while a transaction runs into the next transaction, never a concurrent one', async () => {
@@ -230,7 +231,7 @@ describe('JournalWriter queue (real in-memory SQLite)', () => {
       entered();
       await gate;
     });
-    const healthy = writer.isHealthy();
+    const healthy = new JournalHealth(writer, dataSource).isHealthy();
     await inTransaction;
     const behind = draft();
     const queued = writer.append(behind);

@@ -62,6 +62,14 @@ const MAX_BATCH = 256;
 const MAX_QUEUED = 10_000;
 
 /**
+ * On PostgreSQL, how long a queued unit of work waits while the server finishes none of the
+ * writer's work (neither a BEGIN nor one unit of work of the running batch) before it is answered
+ * `JournalUnavailableError`: a node cut from its database answers within 2 s (contract, section
+ * 9), while a server that answers keeps the whole `DEFAULT_JOURNAL_TIMEOUT_MS` for slow work.
+ */
+export const JOURNAL_SILENCE_MS = 1_500;
+
+/**
  * The writer's queue: bounded, every job with a deadline, drained one batch (one transaction) at
  * a time; work queued while a batch runs goes into the next one (group commit). When a batch
  * fails for one job's sake, each of its jobs is retried alone so every caller gets its own answer.

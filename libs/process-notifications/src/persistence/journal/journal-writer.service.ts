@@ -7,27 +7,28 @@ import { PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.modul
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
 import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
 import { SessionClosedError } from '../../errors/session-closed.error.js';
-import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
+import type { JournalAppend, JournalDraft, ProbeAppend } from './journal-draft.interface.js';
 import { JournalOutage } from '../durability/journal-outage.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
 import { toDomain } from './journal-record.mapper.js';
 import type { JournalRecord } from '../../model/journal-record.interface.js';
 import { JournalRows } from './journal-rows.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
-import { JournalWriteQueue, type Outcome } from './journal-write-queue.js';
+import { JOURNAL_SILENCE_MS, JournalWriteQueue, type Outcome } from './journal-write-queue.js';
 import { JournalTransactionRunner } from '../transaction/journal-transaction-runner.js';
 import { JournalReadConnection } from './journal-read-connection.js';
 import { JournalDurability } from '../durability/journal-durability.js';
 import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from '../durability/wal-checkpointer.js';
-import { JournalHealthProbe } from './journal-health-probe.js';
 import { JournalFencing } from '../leases/journal-fencing.js';
-import { JournalCommitHint } from './journal-commit-hint.js';
+import { JournalCommitHint, NO_COMMIT_HINT } from './journal-commit-hint.js';
 import { JournalCounters } from './journal-counters.js';
 import { JournalBatch } from './journal-batch.js';
 import { collisionOf } from './idempotency-collision.js';
 import type { JournalCommit } from './journal-commit.interface.js';
 import type { JournalTransaction } from './journal-transaction.interface.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
+import { Topology } from '../../topology/topology.js';
+import { topologyFor } from '../../topology/topology-for.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
 import { consumedRecord } from './consumed-record.js';
 import { readerOf, transactionOf, type StoreReader, type StoreTransaction } from '../transaction/store-transaction.js';
@@ -36,20 +37,12 @@ export type { JournalCommit, JournalTransaction };
 
 /** Default deadline of one queued unit of work, from enqueue to answer. */
 export const DEFAULT_JOURNAL_TIMEOUT_MS = 5_000;
-// A health probe answers sooner than a write may take.
-const HEALTH_TIMEOUT_MS = 2_000;
-/**
- * On PostgreSQL, how long a queued unit of work waits while the server finishes none of the
- * writer's work (neither a BEGIN nor one unit of work of the running batch) before it is answered
- * `JournalUnavailableError`: a node cut from its database answers within 2 s (contract, section
- * 9), while a server that answers keeps the whole {@link DEFAULT_JOURNAL_TIMEOUT_MS} for slow work.
- */
-export const JOURNAL_SILENCE_MS = 1_500;
+export { JOURNAL_SILENCE_MS };
 
 /**
  * The single gateway to the database, composed of its parts: the queue (bounds, deadlines, group
  * commit), the transaction runner (BEGIN, COMMIT, verified rollback and repair), the read
- * connection, the health probe, lease fencing and the commit hint.
+ * connection, lease fencing and the commit hint (the health probe is `JournalHealth`'s).
  *
  * Fail closed: a caller hears success only after COMMIT returned and, on SQLite, the connection
  * is verifiably out of its transaction. When the store fails (disk full, I/O error, lock wait,
@@ -71,7 +64,6 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
   // A SQLite file's commits, synced by the writer off the event loop's thread.
   private readonly durability?: JournalDurability;
   private readonly checkpointer?: WalCheckpointer;
-  private readonly probe: JournalHealthProbe;
   private readonly fencing: JournalFencing;
   private readonly batch: JournalBatch;
 
@@ -85,6 +77,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     leases: SessionLeases,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
+    topology: Topology = topologyFor(storeDialectOf(dataSource)),
   ) {
     this.timeoutMs = options.journalTimeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs < 1) {
@@ -98,14 +91,13 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       this.durability.onSynced(() => checkpointer.committed());
     }
     this.reads = new JournalReadConnection(dataSource, this.timeoutMs, this.durability);
-    this.probe = new JournalHealthProbe(dialect, (manager, draft) => this.batch.appendWithin(manager, draft));
-    this.fencing = new JournalFencing(leases);
+    this.fencing = new JournalFencing(leases, topology);
     this.batch = new JournalBatch({
       rows: new JournalRows(dataSource),
       transactions: new JournalTransactionRunner(dataSource, this.logger, this.durability),
       fencing: this.fencing,
       counters: new JournalCounters(dataSource),
-      hint: new JournalCommitHint(leases.enabled, dialect, leases.nodeId),
+      hint: topology.choose({ oneNode: () => NO_COMMIT_HINT, sharedDatabase: () => new JournalCommitHint(dialect, leases.nodeId) }),
       outage: this.outage,
       queue: { heard: () => this.queue.heard() },
       closedSessions: this.closedSessions,
@@ -272,10 +264,16 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** True when the journal can commit, answered within {@link HEALTH_TIMEOUT_MS} (see {@link JournalHealthProbe}). */
-  isHealthy(): Promise<boolean> {
-    return this.probe.check(this.outage.failing, (work) =>
-      this.enqueue(async (manager) => ({ value: await work(manager), written: [] }), HEALTH_TIMEOUT_MS),
+  /** Whether the store failed the last transaction (and none committed since): see `JournalOutage`. */
+  get storeFailing(): boolean {
+    return this.outage.failing;
+  }
+
+  /** Runs a health probe alone in a transaction of the queue (see `JournalHealth`); what it appends is never announced. */
+  inProbeTransaction<T>(work: (manager: EntityManager, append: ProbeAppend) => Promise<T>, timeoutMs: number): Promise<T> {
+    return this.enqueue(
+      async (manager) => ({ value: await work(manager, (m, draft) => this.batch.appendWithin(m, draft)), written: [] }),
+      timeoutMs,
     );
   }
 

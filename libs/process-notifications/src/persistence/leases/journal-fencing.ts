@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { SessionLeases } from './session-leases.service.js';
 import { OwnerUnavailableError } from '../../errors/owner-unavailable.error.js';
+import type { Topology } from '../../topology/topology.js';
 
 /** The session whose lease a job's transaction must still hold, at the epoch it was queued with. */
 export interface Fence {
@@ -11,17 +12,31 @@ export interface Fence {
 /**
  * Lease fencing of journal writes (PostgreSQL, spec section 9): a unit of work for a session is
  * queued with the epoch this node holds the session at, and commits only if its transaction still
- * finds that lease; a job found fenced is refused alone and the session forgotten. Off on SQLite.
+ * finds that lease; a job found fenced is refused alone and the session forgotten. Off on one
+ * node (SQLite), as its topology says once, at construction.
  */
 export class JournalFencing {
-  constructor(private readonly leases: SessionLeases) {}
+  private readonly fenceOf: (sessionId: string) => Fence | undefined;
+
+  constructor(
+    private readonly leases: SessionLeases,
+    topology: Topology,
+  ) {
+    this.fenceOf = topology.choose<(sessionId: string) => Fence | undefined>({
+      oneNode: () => () => undefined,
+      sharedDatabase: () => (sessionId) => this.leaseFence(sessionId),
+    });
+  }
 
   /**
    * The fence of a unit of work about to be queued for `sessionId` (none without a session or
-   * with leases off); `OwnerUnavailableError` when this node does not hold the session.
+   * on one node); `OwnerUnavailableError` when this node does not hold the session.
    */
   fenceFor(sessionId: string | undefined): Fence | undefined {
-    if (sessionId === undefined || !this.leases.enabled) return undefined;
+    return sessionId === undefined ? undefined : this.fenceOf(sessionId);
+  }
+
+  private leaseFence(sessionId: string): Fence {
     // The epoch the caller's view of the session comes from: a later owner's epoch won't do.
     const epoch = this.leases.heldEpoch(sessionId);
     if (epoch === undefined) throw new OwnerUnavailableError(sessionId, 1, 'this node does not hold its lease');

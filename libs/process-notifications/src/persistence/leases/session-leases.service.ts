@@ -7,11 +7,14 @@ import { PN_CONNECTION } from '../../constants.js';
 import { SessionNotFoundError } from '../../errors/session-not-found.error.js';
 import { DEFAULT_LEASE_TTL_MS, PROCESS_NOTIFICATIONS_OPTIONS } from '../../process-notifications.module-definition.js';
 import type { ProcessNotificationsModuleOptions } from '../../process-notifications-options.interface.js';
+import { PostgresNodeStatements, type StatementTarget } from '../dialects/postgres-node-statements.js';
+import { postgresPool } from '../dialects/store-connection.js';
+import { Topology } from '../../topology/topology.js';
+import { topologyFor } from '../../topology/topology-for.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 
 // What the heartbeat needs of a node-postgres pooled client.
-interface PooledClient {
-  query(sql: string, parameters: unknown[]): Promise<unknown>;
+interface PooledClient extends StatementTarget {
   on(event: 'error', listener: (error: Error) => void): void;
   release(destroy?: boolean): void;
 }
@@ -31,16 +34,16 @@ const STEAL_LOCK_TIMEOUT = '2s';
  * epoch)` names a session's owner; it is valid while the owner node's heartbeat row has not
  * expired, so one UPDATE every TTL/3 renews all of a node's leases and SIGTERM releases them all
  * at once. Every takeover increases the epoch; journal transactions check owner and epoch with
- * {@link fence}. Expiry uses the database's clock. On SQLite (one process) it is disabled and
- * every session is this process's own.
+ * {@link fence}. Expiry uses the database's clock. On one node (SQLite, see `Topology`) it runs
+ * nothing and every session is this process's own.
  */
 @Injectable()
 export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SessionLeases.name);
   /** This process: a restarted process is a new node. */
   readonly nodeId = uuidv4();
-  readonly enabled: boolean;
   readonly ttlMs: number;
+  private readonly statements = new PostgresNodeStatements();
   private url: string;
 
   /** The base URL other nodes reach this one at, once advertised ('' before). */
@@ -62,8 +65,9 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectDataSource(PN_CONNECTION) private readonly dataSource: DataSource,
     @Optional() @Inject(PROCESS_NOTIFICATIONS_OPTIONS) options: ProcessNotificationsModuleOptions = {},
+    // The module's (one decision); a test that builds its own leases gets its data source's.
+    private readonly topology: Topology = topologyFor(storeDialectOf(dataSource)),
   ) {
-    this.enabled = storeDialectOf(dataSource).shared;
     this.ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     if (!Number.isSafeInteger(this.ttlMs) || this.ttlMs < 1000) {
       throw new Error(`leaseTtlMs must be an integer of at least 1000, got ${String(options.leaseTtlMs)}`);
@@ -72,7 +76,10 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    if (!this.enabled) return;
+    await this.topology.acrossNodes(() => this.startHeartbeat());
+  }
+
+  private async startHeartbeat(): Promise<void> {
     await this.heartbeat();
     this.heartbeatTimer = setInterval(
       () => {
@@ -90,12 +97,10 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
    */
   async advertise(url: string): Promise<void> {
     this.url = url;
-    if (!this.enabled) return;
-    await this.heartbeat();
-    await this.dataSource.query(
-      `UPDATE pn_nodes SET expires_at = now() - interval '1 second' WHERE url = $1 AND node_id <> $2 AND expires_at > now()`,
-      [url, this.nodeId],
-    );
+    await this.topology.acrossNodes(async () => {
+      await this.heartbeat();
+      await this.statements.retireOthersAt(this.dataSource, url, this.nodeId);
+    });
   }
 
   /** The epoch this node holds the session at, while its heartbeat is known to be current. */
@@ -121,15 +126,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
 
   /** Where the session's owner is; `SessionNotFoundError` when no such session exists. */
   async locate(sessionId: string): Promise<LeaseLocation> {
-    const [row] = (await this.dataSource.query(
-      `SELECT l.owner_node, l.epoch, n.url, n.expires_at > now() AS live,
-         GREATEST(1, CEIL(EXTRACT(EPOCH FROM (n.expires_at - now()))))::int AS remaining
-       FROM pn_sessions s
-       LEFT JOIN pn_session_leases l ON l.session_id = s.session_id
-       LEFT JOIN pn_nodes n ON n.node_id = l.owner_node
-       WHERE s.session_id = $1`,
-      [sessionId],
-    )) as Array<{ owner_node: string | null; epoch: string | null; url: string | null; live: boolean | null; remaining: number | null }>;
+    const row = await this.statements.locate(this.dataSource, sessionId);
     if (!row) throw new SessionNotFoundError(sessionId);
     // This node's own lease, even lapsed: nobody took it over, so it is still this node's to renew.
     if (row.owner_node === this.nodeId) return { owner: 'self', epoch: Number(row.epoch) };
@@ -146,19 +143,11 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     const runner = this.dataSource.createQueryRunner('master');
     try {
       await runner.connect();
-      await runner.query('BEGIN');
-      await runner.query(`SET LOCAL lock_timeout = '${STEAL_LOCK_TIMEOUT}'`);
+      await this.statements.beginWaitingAtMost(runner, STEAL_LOCK_TIMEOUT);
       await this.renew(runner);
-      const rows = (await runner.query(
-        `INSERT INTO pn_session_leases (session_id, owner_node, epoch) VALUES ($1, $2, 1)
-         ON CONFLICT (session_id) DO UPDATE SET owner_node = EXCLUDED.owner_node, epoch = pn_session_leases.epoch + 1
-         WHERE pn_session_leases.owner_node = EXCLUDED.owner_node OR NOT EXISTS (
-           SELECT 1 FROM pn_nodes n WHERE n.node_id = pn_session_leases.owner_node AND n.expires_at > now())
-         RETURNING epoch`,
-        [sessionId, this.nodeId],
-      )) as Array<{ epoch: string }>;
+      const epoch = await this.statements.acquire(runner, sessionId, this.nodeId);
       await runner.query('COMMIT');
-      return rows[0] ? Number(rows[0].epoch) : undefined;
+      return epoch;
     } catch (error) {
       await runner.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -178,14 +167,8 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
    * transaction left idle (see `idle_in_transaction_session_timeout`) and a statement waits at
    * most `statement_timeout`.
    */
-  async fence(manager: EntityManager, sessionIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = (await manager.query(
-      `SELECT l.session_id, l.epoch FROM pn_session_leases l JOIN pn_nodes n ON n.node_id = l.owner_node
-       WHERE l.session_id = ANY($1::text[]) AND l.owner_node = $2 AND n.expires_at > now()
-       ORDER BY l.session_id FOR UPDATE OF l`,
-      [sessionIds, this.nodeId],
-    )) as Array<{ session_id: string; epoch: string }>;
-    return new Map(rows.map((row) => [row.session_id, Number(row.epoch)]));
+  fence(manager: EntityManager, sessionIds: readonly string[]): Promise<Map<string, number>> {
+    return this.statements.fence(manager, sessionIds, this.nodeId);
   }
 
   /**
@@ -204,7 +187,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   }
 
   private connectHeartbeat(): Promise<PooledClient> {
-    const connecting: Promise<PooledClient> = this.pool()
+    const connecting: Promise<PooledClient> = postgresPool<PooledClient>(this.dataSource)
       .connect()
       .then((client) => {
         // A checked-out client that loses its connection reports it here, not to the pool.
@@ -221,14 +204,10 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     void client.then((broken) => broken.release(true)).catch(() => undefined);
   }
 
-  private async renew(db: { query(sql: string, parameters: unknown[]): Promise<unknown> }): Promise<void> {
+  private async renew(db: StatementTarget): Promise<void> {
     if (this.released) throw new Error('this node has released its leases');
     const sent = performance.now();
-    await db.query(
-      `INSERT INTO pn_nodes (node_id, url, expires_at, heartbeat_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond', now())
-       ON CONFLICT (node_id) DO UPDATE SET url = EXCLUDED.url, expires_at = EXCLUDED.expires_at, heartbeat_at = EXCLUDED.heartbeat_at`,
-      [this.nodeId, this.url, this.ttlMs],
-    );
+    await this.statements.renew(db, this.nodeId, this.url, this.ttlMs);
     // Answered after the known deadline: the row may have expired before this renewal landed
     // (the node was frozen or cut off), and other nodes may have taken sessions over meanwhile.
     const late = performance.now() - this.aliveUntil;
@@ -253,21 +232,17 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Drops every held session whose lease row no longer names this node at the epoch held. */
-  private async revalidate(db: { query(sql: string, parameters: unknown[]): Promise<unknown> }): Promise<void> {
+  private async revalidate(db: StatementTarget): Promise<void> {
     const held = [...this.held];
     if (held.length === 0) return;
-    const rows = (await db.query(`SELECT session_id, epoch FROM pn_session_leases WHERE owner_node = $1 AND session_id = ANY($2)`, [
+    const still = await this.statements.ownedEpochs(
+      db,
       this.nodeId,
       held.map(([sessionId]) => sessionId),
-    ])) as Array<{ session_id: string; epoch: string }>;
-    const still = new Map(rows.map((row) => [row.session_id, Number(row.epoch)]));
+    );
     for (const [sessionId, epoch] of held) {
       if (still.get(sessionId) !== epoch) this.lose(sessionId, epoch);
     }
-  }
-
-  private pool(): { connect(): Promise<PooledClient> } {
-    return (this.dataSource.driver as unknown as { master: { connect(): Promise<PooledClient> } }).master;
   }
 
   /**
@@ -275,7 +250,11 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
    * take its sessions over without waiting for the TTL. Called at shutdown, after in-flight work.
    */
   async release(): Promise<void> {
-    if (!this.enabled || this.released) return;
+    await this.topology.acrossNodes(() => this.releaseAll());
+  }
+
+  private async releaseAll(): Promise<void> {
+    if (this.released) return;
     this.released = true;
     clearInterval(this.heartbeatTimer);
     void this.heartbeatClient?.then((client) => client.release()).catch(() => undefined);
@@ -283,7 +262,7 @@ export class SessionLeases implements OnModuleInit, OnModuleDestroy {
     this.aliveUntil = 0;
     this.held.clear();
     try {
-      await this.dataSource.query(`UPDATE pn_nodes SET expires_at = now() - interval '1 second' WHERE node_id = $1`, [this.nodeId]);
+      await this.statements.expire(this.dataSource, this.nodeId);
     } catch (error) {
       this.logger.warn(`releasing the leases failed (they expire by themselves): ${(error as Error).message}`);
     }

@@ -30,28 +30,13 @@ export async function runMigrationsExclusively(
   dataSource: DataSource,
   options: { transaction?: 'all' | 'each' | 'none' } = {},
 ): Promise<Migration[]> {
-  const dialect = storeDialectOf(dataSource);
-  if (!dialect.shared) {
+  const deadline = Date.now() + WAIT_MS;
+  const wait = async (): Promise<void> => {
+    if (Date.now() > deadline) throw new Error(`another process has been running the migrations for over ${WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  };
+  return storeDialectOf(dataSource).underMigrationsLock(dataSource, wait, async () => {
     await refuseNewerSchema(dataSource);
     return dataSource.runMigrations(options);
-  }
-  // The lock belongs to one connection: taken and released on the same one.
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      if (await dialect.tryLockMigrations(runner)) break;
-      if (Date.now() > deadline) throw new Error(`another process has been running the migrations for over ${WAIT_MS / 1000} s`);
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-    }
-    try {
-      await refuseNewerSchema(dataSource);
-      return await dataSource.runMigrations(options);
-    } finally {
-      await dialect.unlockMigrations(runner);
-    }
-  } finally {
-    await runner.release();
-  }
+  });
 }

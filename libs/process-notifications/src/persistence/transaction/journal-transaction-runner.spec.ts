@@ -9,6 +9,7 @@ import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
 import type { JournalRecord } from '../../model/journal-record.interface.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
+import { JournalHealth } from '../health/journal-health.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 
 const SESSION = randomUUID();
@@ -99,6 +100,6 @@ describe('JournalWriter on a SQLite connection in a bad state', () => {
     const answers = await Promise.allSettled([writer.append(draft()), writer.append(draft()), writer.append(draft())]);
     expect(answers.map((answer) => answer.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(logged.mock.calls).toEqual([['journal unavailable: the database connection is closed']]);
-    expect(await writer.isHealthy()).toBe(false);
+    expect(await new JournalHealth(writer, dataSource).isHealthy()).toBe(false);
   });
 });

@@ -1,10 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import type { JournalDraft } from './journal-draft.interface.js';
-import type { JournalRecordEntity } from './journal-record.entity.js';
+import type { JournalDraft, ProbeAppend } from '../journal/journal-draft.interface.js';
 import type { StoreDialect } from '../dialects/store-dialect.js';
 
-/** Appends a draft inside the probe's transaction, as the writer does. */
-export type ProbeAppend = (manager: EntityManager, draft: JournalDraft) => Promise<{ written: readonly JournalRecordEntity[] }>;
+/** The probe's work, given its transaction's manager and the writer's append. */
+export type ProbeWork = (manager: EntityManager, append: ProbeAppend) => Promise<unknown>;
 
 // A largest notification, at the right edge of the table and of both indexes, where new records
 // of new (time-ordered) sessions go.
@@ -30,10 +29,7 @@ export class JournalHealthProbe {
   // The probe queued and not yet begun, which checks arriving meanwhile share.
   private waiting?: Promise<boolean>;
 
-  constructor(
-    private readonly dialect: StoreDialect,
-    private readonly append: ProbeAppend,
-  ) {}
+  constructor(private readonly dialect: StoreDialect) {}
 
   /**
    * One health check: true when `enqueue` ran the probe's work in a transaction that committed.
@@ -41,13 +37,13 @@ export class JournalHealthProbe {
    * answered by a transaction that began after it asked, and a burst of checks (a load
    * balancer's, /healthz under load) costs one queued job and one transaction, not one each.
    */
-  check(failing: boolean, enqueue: (run: (manager: EntityManager) => Promise<unknown>) => Promise<unknown>): Promise<boolean> {
+  check(failing: boolean, enqueue: (run: ProbeWork) => Promise<unknown>): Promise<boolean> {
     if (this.waiting) return this.waiting;
     const work = this.work(failing);
-    const answer = enqueue((manager) => {
+    const answer = enqueue((manager, append) => {
       // Its transaction has begun: a check from now on needs a probe of its own.
       if (this.waiting === answer) this.waiting = undefined;
-      return work(manager);
+      return work(manager, append);
     }).then(
       () => true,
       () => false,
@@ -61,13 +57,13 @@ export class JournalHealthProbe {
   }
 
   /** The probe's work, for a store that is `failing` or not. */
-  work(failing: boolean): (manager: EntityManager) => Promise<unknown> {
+  work(failing: boolean): ProbeWork {
     // In process (SQLite), a full disk shows on a write only; a server's failure shows at BEGIN.
-    return failing && this.dialect.inProcess ? (manager) => this.probeAppend(manager) : () => Promise.resolve();
+    return failing && this.dialect.inProcess ? (manager, append) => this.probeAppend(manager, append) : () => Promise.resolve();
   }
 
-  private async probeAppend(manager: EntityManager): Promise<void> {
-    const { written } = await this.append(manager, PROBE_DRAFT);
+  private async probeAppend(manager: EntityManager, append: ProbeAppend): Promise<void> {
+    const { written } = await append(manager, PROBE_DRAFT);
     await this.dialect.takeBackAppend(manager, written[0]!.sequence);
   }
 }

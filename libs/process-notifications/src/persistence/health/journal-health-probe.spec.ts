@@ -4,9 +4,10 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
-import type { JournalDraft } from './journal-draft.interface.js';
+import type { JournalDraft } from '../journal/journal-draft.interface.js';
 import { dataSourceOptionsFromUrl } from '../connection/data-source-options.js';
-import { JournalWriter } from './journal-writer.service.js';
+import { JournalWriter } from '../journal/journal-writer.service.js';
+import { JournalHealth } from './journal-health.service.js';
 import { SessionLeases } from '../leases/session-leases.service.js';
 import { notificationDraft } from '../../../../../test/support/notification-fixture.js';
 import { tempDir } from '../../../../../test/durability/support/temp-dir.js';
@@ -25,6 +26,7 @@ describe('JournalWriter health probe while SQLite is full', () => {
     try {
       const db = (dataSource.driver as unknown as { databaseConnection: Database.Database }).databaseConnection;
       const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+      const health = new JournalHealth(writer, dataSource);
       jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       const before = await writer.append(draft());
       // Full: the next record needs a page the database may not take.
@@ -36,7 +38,7 @@ describe('JournalWriter health probe while SQLite is full', () => {
       // SQLite itself records what the probe inserts, whichever way the statement was sent.
       db.exec(`CREATE TEMP TABLE seen AS SELECT * FROM main.pn_journal WHERE 0;
         CREATE TEMP TRIGGER watch AFTER INSERT ON main.pn_journal BEGIN INSERT INTO seen SELECT * FROM main.pn_journal WHERE sequence = NEW.sequence; END;`);
-      await expect(writer.isHealthy()).resolves.toBe(true);
+      await expect(health.isHealthy()).resolves.toBe(true);
       const id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
       const inserts = db.prepare('SELECT * FROM temp.seen').all() as Array<Record<string, unknown>>;
       expect(inserts).toHaveLength(1);
@@ -80,14 +82,15 @@ describe('JournalWriter health checks that arrive together', () => {
   it('share the probe still waiting for its transaction, and a later check gets its own', async () => {
     const dataSource = await new DataSource(dataSourceOptionsFromUrl('sqlite::memory:')).initialize();
     const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+    const health = new JournalHealth(writer, dataSource);
     const jobs: number[] = [];
     const subscription = writer.commits$.subscribe(({ size }) => jobs.push(size));
     try {
-      const burst = await Promise.all([writer.append(draft()), ...Array.from({ length: 50 }, () => writer.isHealthy())]);
+      const burst = await Promise.all([writer.append(draft()), ...Array.from({ length: 50 }, () => health.isHealthy())]);
       expect(burst.slice(1)).toEqual(Array.from({ length: 50 }, () => true));
       // The append and one probe.
       expect(jobs.reduce((sum, size) => sum + size, 0)).toBe(2);
-      await expect(writer.isHealthy()).resolves.toBe(true);
+      await expect(health.isHealthy()).resolves.toBe(true);
       expect(jobs.reduce((sum, size) => sum + size, 0)).toBe(3);
     } finally {
       subscription.unsubscribe();
@@ -106,15 +109,16 @@ describe('JournalWriter health probe on a SQLite file another process holds', ()
     const other = new Database(dir.file('journal.db'));
     try {
       const writer = new JournalWriter(dataSource, new SessionLeases(dataSource));
+      const health = new JournalHealth(writer, dataSource);
       jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-      await expect(writer.isHealthy()).resolves.toBe(true);
+      await expect(health.isHealthy()).resolves.toBe(true);
       other.exec('BEGIN IMMEDIATE');
-      await expect(writer.isHealthy()).resolves.toBe(false);
+      await expect(health.isHealthy()).resolves.toBe(false);
       other.exec('COMMIT');
       // The writer may still be settling its failed transaction: healthy again within a few probes.
       let healthy = false;
-      for (let attempt = 0; attempt < 5 && !healthy; attempt += 1) healthy = await writer.isHealthy();
+      for (let attempt = 0; attempt < 5 && !healthy; attempt += 1) healthy = await health.isHealthy();
       expect(healthy).toBe(true);
     } finally {
       jest.restoreAllMocks();
