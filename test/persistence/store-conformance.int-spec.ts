@@ -151,7 +151,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
   });
   // A lifecycle record journaled and linked as its notification's outcome (if it is one): its sequence.
   const journalLifecycle = (sessionId: string, loopId: string, lifecycle: ProcessLifecycleRecord): Promise<number> =>
-    store.writer.write(async (tx, journal) => {
+    store.writer.write(async (_tx, journal) => {
       const { record } = await journal.append({
         sessionId,
         loopId,
@@ -159,7 +159,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
         idempotencyId: lifecycle.event_id,
         payload: { ...lifecycle },
       });
-      await store.outcomes.link(tx, sessionId, record.sequence, lifecycle);
+      store.outcomes.link(journal, sessionId, record.sequence, lifecycle);
       return record.sequence;
     }, sessionId);
   const openLoop = async (sessionId: string, createdAt = new Date().toISOString()): Promise<string> => {
@@ -370,6 +370,38 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
       const outcomes = await store.outcomes.of(sessionId, [commandId, randomUUID()]);
       expect([...outcomes.keys()]).toEqual([commandId]);
       expect(outcomes.get(commandId)).toMatchObject({ eventId: firstEvent, kind: 'completed', sequence, hasExitCode: true, exitCode: 3 });
+    });
+
+    // The links of a batch are written together before it commits (one statement on PostgreSQL):
+    // sent at once, the records of several commands share batches, and each command's first
+    // journaled record must still be its outcome.
+    it("link each command's first record when many records of many commands commit in shared batches", async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const commands = Array.from({ length: 8 }, () => randomUUID());
+      const sent = commands.flatMap((commandId, index) =>
+        [0, 1, 2, 3].map((round) => ({ commandId, eventId: randomUUID(), exitCode: index * 10 + round })),
+      );
+      // Interleaved: each command's records are spread over the whole run.
+      sent.sort((a, b) => (a.exitCode % 10) - (b.exitCode % 10));
+      const sequences = await Promise.all(
+        sent.map(({ commandId, eventId, exitCode }) =>
+          journalLifecycle(sessionId, loopId, {
+            ...outcomeRecord(sessionId, loopId, commandId, 'completed'),
+            event_id: eventId,
+            has_exit_code: true,
+            exit_code: exitCode,
+          }),
+        ),
+      );
+      const outcomes = await store.outcomes.of(sessionId, commands);
+      for (const commandId of commands) {
+        const first = sent
+          .map((each, index) => ({ ...each, sequence: sequences[index]! }))
+          .filter((each) => each.commandId === commandId)
+          .sort((a, b) => a.sequence - b.sequence)[0]!;
+        expect(outcomes.get(commandId)).toMatchObject({ eventId: first.eventId, sequence: first.sequence, exitCode: first.exitCode });
+      }
     });
   });
 

@@ -79,11 +79,16 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
     const { record: entry, appended } = await tracedAppend(draft, () =>
       dto.command_id === undefined
         ? this.journal.append(draft)
-        : this.journal.write(async (store, journal) => {
-            const append = await journal.append(draft);
-            if (append.appended) await this.outcomes.link(store, caller, append.record.sequence, dto);
-            return append;
-          }, caller),
+        : this.journal.write(
+            async (_store, journal) => {
+              const append = await journal.append(draft);
+              if (append.appended) this.outcomes.link(journal, caller, append.record.sequence, dto);
+              return append;
+            },
+            caller,
+            // Appended first: on PostgreSQL inserted with the batch's other appends.
+            [draft],
+          ),
     );
     span.setAttribute(SPAN_ATTRIBUTES.sequence, entry.sequence);
     if (appended) {

@@ -6,6 +6,7 @@ import { isServerError } from '../dialects/store-failure.js';
 import type { JournalOutage } from '../durability/journal-outage.js';
 import type { Fence, JournalFencing } from '../leases/journal-fencing.js';
 import type { JournalTransactionRunner } from '../transaction/journal-transaction-runner.js';
+import { transactionOf } from '../transaction/store-transaction.js';
 import type { JournalCommit } from './journal-commit.interface.js';
 import type { JournalCommitHint } from './journal-commit-hint.js';
 import type { JournalConsumption } from './journal-consumption.interface.js';
@@ -14,6 +15,7 @@ import type { JournalAppend, JournalDraft } from './journal-draft.interface.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { toDomain } from './journal-record.mapper.js';
 import type { JournalRows } from './journal-rows.js';
+import type { BeforeCommit } from './journal-transaction.interface.js';
 import type { BatchResult, Outcome, QueuedJob } from './journal-write-queue.js';
 
 function fingerprintOf(draft: JournalDraft, payload: string): string {
@@ -54,6 +56,8 @@ export class JournalBatch {
   // The records of plain appends the running batch's transaction inserted ahead of their jobs
   // (PostgreSQL, see insertAhead), each taken by its job's appendWithin.
   private readonly insertedAhead = new Map<JournalDraft, JournalRecordEntity>();
+  // What the running batch's units gave to be written before it commits (see BeforeCommit).
+  private readonly beforeCommits = new Map<BeforeCommit<unknown>, unknown[]>();
 
   constructor(parts: JournalBatchParts) {
     ({
@@ -70,8 +74,15 @@ export class JournalBatch {
   }
 
   /** True when the running batch inserted `draft`'s record ahead of its job. */
-  insertedAheadOf(draft: JournalDraft): boolean {
+  private insertedAheadOf(draft: JournalDraft): boolean {
     return this.insertedAhead.has(draft);
+  }
+
+  /** Gives `item` to `rows`, written before the running batch commits (see `JournalTransaction.beforeCommit`). */
+  beforeCommit<T>(rows: BeforeCommit<T>, item: T): void {
+    const items = this.beforeCommits.get(rows as BeforeCommit<unknown>);
+    if (items) items.push(item);
+    else this.beforeCommits.set(rows as BeforeCommit<unknown>, [item]);
   }
 
   // One batch in one transaction (one span, linked to every caller's): each job inside its fence,
@@ -90,6 +101,7 @@ export class JournalBatch {
       );
       const outcomes: Outcome<unknown>[] = [];
       this.insertedAhead.clear();
+      this.beforeCommits.clear();
       // Appends already part of a run inserted ahead (taken or found journaled): never sent twice.
       const triedAhead = new Set<JournalDraft>();
       for (const [i, job] of batch.entries()) {
@@ -105,6 +117,8 @@ export class JournalBatch {
       // A record inserted ahead whose job did not take it (the job was refused meanwhile, its
       // session found closed) must not commit: the batch rolls back and each job runs alone.
       if (this.insertedAhead.size > 0) throw new Error('a record inserted ahead of its job was not taken by it');
+      for (const [rows, items] of this.beforeCommits) await rows.write(transactionOf(manager), items);
+      this.beforeCommits.clear();
       const written = outcomes.flatMap((outcome) => outcome.written);
       // The admin counts commit with the records that change them (on SQLite one statement per
       // session and loop touched: a large batch is slow, not silent; on PostgreSQL one for all).
@@ -115,6 +129,7 @@ export class JournalBatch {
     });
     // Rolled back or committed, what was inserted ahead is no one's to take any more.
     this.insertedAhead.clear();
+    this.beforeCommits.clear();
     if (!('value' in result)) {
       // An error the server sent is an answer too: it is reachable.
       if (isServerError(result.error)) this.queue.heard();
@@ -198,7 +213,34 @@ export class JournalBatch {
     };
   }
 
-  async consumeWithin(
+  /** The job of `JournalWriter.consume`: each id's consumed record in order (see there). */
+  async consumeAll(
+    manager: EntityManager,
+    loopId: string,
+    commandIds: readonly string[],
+    drafts: ReadonlyMap<string, JournalDraft>,
+    held: (commandId: string) => boolean,
+  ): Promise<Outcome<JournalConsumption[]>> {
+    const written: JournalRecordEntity[] = [];
+    const answers = new Map<string, JournalConsumption>();
+    const value: JournalConsumption[] = [];
+    for (const commandId of commandIds) {
+      const first = answers.get(commandId);
+      // A repeat of an id earlier in the call: that one consumed it, so this one did not.
+      if (first) value.push('notFound' in first ? first : { ...first, consumed: false });
+      else {
+        const draft = drafts.get(commandId)!;
+        // Inserted ahead: no consumed record was journaled before, and the id was held when queued.
+        const known = this.insertedAheadOf(draft) || held(commandId);
+        const answer = await this.consumeWithin(manager, loopId, commandId, draft, known, written);
+        answers.set(commandId, answer);
+        value.push(answer);
+      }
+    }
+    return { value, written };
+  }
+
+  private async consumeWithin(
     manager: EntityManager,
     loopId: string,
     commandId: string,

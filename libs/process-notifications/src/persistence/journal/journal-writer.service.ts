@@ -151,13 +151,22 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
    * must be thrown before the work writes anything.
    * @param sessionId the session whose records `work` writes: on PostgreSQL the transaction
    *   commits only while this node holds its lease (else `OwnerUnavailableError`)
+   * @param appends drafts `work` appends first, before it may throw: PostgreSQL inserts them with the batch's others
    */
-  write<T>(work: (store: StoreTransaction, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
-    return this.writeIn((manager, journal) => work(transactionOf(manager), journal), sessionId);
+  write<T>(
+    work: (store: StoreTransaction, journal: JournalTransaction) => Promise<T>,
+    sessionId?: string,
+    appends?: readonly JournalDraft[],
+  ): Promise<T> {
+    return this.writeIn((manager, journal) => work(transactionOf(manager), journal), sessionId, appends);
   }
 
   // {@link write}, its work given the manager itself (the writer's own row classes).
-  private async writeIn<T>(work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>, sessionId?: string): Promise<T> {
+  private async writeIn<T>(
+    work: (manager: EntityManager, journal: JournalTransaction) => Promise<T>,
+    sessionId?: string,
+    appends?: readonly JournalDraft[],
+  ): Promise<T> {
     const outcome = await this.enqueue<{ done: T } | { refused: ProcessNotificationsError }>(
       async (manager) => {
         const written: JournalRecordEntity[] = [];
@@ -170,6 +179,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
             return value;
           },
           afterCommit: (action) => actions.push(action),
+          beforeCommit: (rows, item) => this.batch.beforeCommit(rows, item),
         };
         try {
           const done = await work(manager, journal);
@@ -181,6 +191,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       },
       this.timeoutMs,
       sessionId,
+      appends,
     );
     if ('refused' in outcome) throw outcome.refused;
     return outcome.done;
@@ -238,30 +249,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
     // Ids all pending in the loop now were journaled for it: their consumed records are plain
     // appends, which PostgreSQL may insert with the batch's others (one statement, not one each).
     const appends = [...drafts.keys()].every(held) ? [...drafts.values()] : undefined;
-    return this.enqueue(
-      async (manager) => {
-        const written: JournalRecordEntity[] = [];
-        const answers = new Map<string, JournalConsumption>();
-        const value: JournalConsumption[] = [];
-        for (const commandId of commandIds) {
-          const first = answers.get(commandId);
-          // A repeat of an id earlier in the call: that one consumed it, so this one did not.
-          if (first) value.push('notFound' in first ? first : { ...first, consumed: false });
-          else {
-            const draft = drafts.get(commandId)!;
-            // Inserted ahead: no consumed record was journaled before, and the id was held when queued.
-            const known = this.batch.insertedAheadOf(draft) || held(commandId);
-            const answer = await this.batch.consumeWithin(manager, loopId, commandId, draft, known, written);
-            answers.set(commandId, answer);
-            value.push(answer);
-          }
-        }
-        return { value, written };
-      },
-      this.timeoutMs,
-      sessionId,
-      appends,
-    );
+    return this.enqueue((manager) => this.batch.consumeAll(manager, loopId, commandIds, drafts, held), this.timeoutMs, sessionId, appends);
   }
 
   /** Whether the store failed the last transaction (and none committed since): see `JournalOutage`. */

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
 import { managerOf, type StoreTransaction } from '../transaction/store-transaction.js';
+import { storeDialectOf } from '../dialects/store-dialects.js';
+import type { BeforeCommit, JournalTransaction } from '../journal/journal-transaction.interface.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import type { ProcessLifecycleRecord } from '../../model/process-lifecycle-record.interface.js';
 import { OUTCOME_KINDS, type OutcomeKind } from '../../vocabulary/process-vocabulary.js';
@@ -11,6 +13,12 @@ import type { ProcessOutcome } from '../../model/process-outcome.interface.js';
 
 // Most ids looked up by key in one statement, well under every driver's bound-parameter limit.
 const LOOKUP_LIMIT = 500;
+// A link's columns, and most links one PostgreSQL statement writes (well under its 65,535 parameters).
+const OUTCOME_COLUMNS = 11;
+const LINKS_PER_STATEMENT = 500;
+
+/** A link's row: its columns' values in the order of the insert's columns. */
+type OutcomeRow = ReadonlyArray<string | number | boolean | null>;
 
 function isOutcomeKind(kind: string): kind is OutcomeKind {
   return (OUTCOME_KINDS as readonly string[]).includes(kind);
@@ -39,29 +47,30 @@ function outcomeOf(row: ProcessOutcomeEntity): ProcessOutcome {
  */
 @Injectable()
 export class ProcessOutcomes {
-  private readonly linkSql: string;
+  // One row per statement where statements cost no round trip (SQLite: one statement text,
+  // prepared once); on PostgreSQL up to LINKS_PER_STATEMENT rows a statement.
+  private readonly inProcess: boolean;
+  private readonly parameter: (index: number) => string;
+  private readonly linkSql = new Map<number, string>();
+  // The batch's links, written once after its last unit (see BeforeCommit).
+  private readonly links: BeforeCommit<OutcomeRow> = { write: (store, rows) => this.insert(store, rows) };
 
   constructor(
     @InjectDataSource(PN_CONNECTION) dataSource: DataSource,
     private readonly journal: JournalWriter,
   ) {
-    // One statement text, so the connection's statement cache prepares it once (the query
-    // builder's insert was prepared anew for every record, a lifecycle POST's costliest statement).
-    // The first journaled record wins: a later one for the same command changes nothing.
-    const p = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
-    this.linkSql = `INSERT INTO pn_process_outcomes (session_id, command_id, sequence, event_id, kind, has_exit_code,
-      exit_code, diagnostic, signal, process_started_at, process_finished_at)
-      VALUES (${Array.from({ length: 11 }, (_, index) => p(index)).join(', ')}) ON CONFLICT DO NOTHING`;
+    this.inProcess = storeDialectOf(dataSource).inProcess;
+    this.parameter = (index: number) => dataSource.driver.createParameter(`p${index}`, index);
   }
 
   /**
    * Inside the transaction that journaled `record` (a new record, at `sequence`): makes it the
-   * outcome of its `command_id` unless an earlier record already is. A record without
-   * `command_id` (or of another kind) links nothing.
+   * outcome of its `command_id` unless an earlier record already is, written before the
+   * transaction commits. A record without `command_id` (or of another kind) links nothing.
    */
-  async link(store: StoreTransaction, sessionId: string, sequence: number, record: ProcessLifecycleRecord): Promise<void> {
+  link(journal: JournalTransaction, sessionId: string, sequence: number, record: ProcessLifecycleRecord): void {
     if (record.command_id === undefined || !isOutcomeKind(record.kind)) return;
-    await managerOf(store).query(this.linkSql, [
+    journal.beforeCommit(this.links, [
       sessionId,
       record.command_id,
       sequence,
@@ -74,6 +83,32 @@ export class ProcessOutcomes {
       record.process_started_at ?? null,
       record.process_finished_at ?? null,
     ]);
+  }
+
+  // In the order given, which is sequence order: the first journaled record wins, a later one
+  // for the same command (in this statement or after it) changes nothing.
+  private async insert(store: StoreTransaction, rows: readonly OutcomeRow[]): Promise<void> {
+    const per = this.inProcess ? 1 : LINKS_PER_STATEMENT;
+    for (let first = 0; first < rows.length; first += per) {
+      const chunk = rows.slice(first, first + per);
+      await managerOf(store).query(this.sqlFor(chunk.length), chunk.flat());
+    }
+  }
+
+  private sqlFor(count: number): string {
+    let sql = this.linkSql.get(count);
+    if (sql === undefined) {
+      const values = Array.from({ length: count }, (_, row) => {
+        const columns = Array.from({ length: OUTCOME_COLUMNS }, (_, column) => this.parameter(row * OUTCOME_COLUMNS + column));
+        return `(${columns.join(', ')})`;
+      });
+      sql = `INSERT INTO pn_process_outcomes (session_id, command_id, sequence, event_id, kind, has_exit_code,
+        exit_code, diagnostic, signal, process_started_at, process_finished_at)
+        VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`;
+      // Counts seen are few (a batch's links); kept only while small.
+      if (this.linkSql.size < 64) this.linkSql.set(count, sql);
+    }
+    return sql;
   }
 
   /** The outcomes known for these command ids of a session (lower case), by command id. */
