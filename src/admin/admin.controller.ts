@@ -120,10 +120,9 @@ export class AdminController {
   @ApiOkResponse({ type: NotificationLocationsDto })
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'not_found', 'journal_unavailable')
   async notification(@Param('command_id', new UuidParamPipe('command_id')) commandId: string): Promise<NotificationLocationsDto> {
-    const lowered = commandId.toLowerCase();
     // 404 not_found when no session journaled it (spec section 12.1), refused or not: the refusals
     // list (GET /v1/admin/refusals) still shows a delivery that was only refused.
-    const [found, refusals] = await Promise.all([this.admin.findNotification(lowered), this.refusals.ofCommand(lowered)]);
+    const [found, refusals] = await Promise.all([this.admin.findNotification(commandId), this.refusals.ofCommand(commandId)]);
     return {
       notifications: found.map((view) => NotificationLocationDto.from(view)),
       refusals: refusals.map((refusal) => RefusalDto.from(refusal)),

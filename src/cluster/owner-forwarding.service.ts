@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { context, propagation } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isCanonicalUuid, ProcessNotificationsService } from 'nestjs-process-notifications';
+import { isCanonicalUuid, normaliseId, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
 import { FORWARDED_HEADER, FORWARDING_REQUEST_ID_HEADER } from '../http/node-headers.js';
@@ -88,8 +88,9 @@ export class OwnerForwarding implements OnModuleDestroy {
   }
 
   private async route(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const sessionId = (request.params as { sid?: string } | undefined)?.sid;
-    if (!sessionId || request.headers[FORWARDED_HEADER] !== undefined || !isCanonicalUuid(sessionId.toLowerCase())) return;
+    // The path's session id as it came (this hook runs before routing's pipes), normalised here.
+    const sessionId = normaliseId((request.params as { sid?: string } | undefined)?.sid);
+    if (!sessionId || request.headers[FORWARDED_HEADER] !== undefined || !isCanonicalUuid(sessionId)) return;
     const owner = await this.service.locateOwner(sessionId).catch(() => undefined);
     if (owner?.kind !== 'node' || !owner.url) return;
     let body: Buffer | typeof BODY_TOO_LARGE;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { normaliseId, ProcessNotificationsService } from 'nestjs-process-notifications';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SERVER_CONFIG, type ServerConfig } from '../config/server-config.js';
@@ -63,7 +63,8 @@ export class BearerAuthGuard implements CanActivate {
     setPrincipal(request, { kind: 'session', sessionId });
     if (access === 'any-token') return true;
     if (access === 'admin-only') throw new HttpProblemError('forbidden', 'Only the admin token may do this.');
-    if (request.params?.sid?.toLowerCase() !== sessionId) {
+    // The path's session id as it came (guards run before the route's pipes), normalised here.
+    if (normaliseId(request.params?.sid) !== sessionId) {
       throw new HttpProblemError('forbidden', 'This token opens another session.');
     }
     return true;

@@ -3,6 +3,7 @@ import {
   DeliveryStoppedError,
   IdempotencyCollisionError,
   isCanonicalUuid,
+  normaliseId,
   ProcessNotificationsError,
   RefusalStore,
   type ErrorCode,
@@ -48,10 +49,11 @@ export interface Refusal {
 /** Which request was refused: a completion (`command_id`) or a lifecycle record (`event_id`). */
 export type RefusedRequest = 'completion' | 'lifecycle';
 
-// An id from the refused body, only when it is one (a refused body may hold anything).
+// An id from the refused body, only when it is one (a refused body may hold anything), normalised:
+// it enters here, as the body was refused before its DTO's transform.
 function idIn(body: unknown, field: string): string | null {
   const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined;
-  return isCanonicalUuid(value) ? value.toLowerCase() : null;
+  return isCanonicalUuid(value) ? normaliseId(value) : null;
 }
 
 /**

@@ -22,8 +22,6 @@ import { AnyNode } from '../cluster/owner-routed.decorator.js';
 import { loopMessageEvent } from './dto/loop-event.dto.js';
 import { drainedOf, MAX_PENDING_EVENT_CHARS } from './slow-reader.js';
 
-// Node lower-cases the names of a request's headers.
-const LAST_EVENT_ID = LAST_EVENT_ID_HEADER.toLowerCase();
 // A sequence the client may leave out: -1 when absent (no client can send it).
 const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
 const sequence = (field: string): IntegerPipe => new IntegerPipe(field, { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -92,7 +90,7 @@ export class JournalController {
   @ApiProblems('invalid_field', ...AUTH_PROBLEMS, 'session_not_found', 'stream_limit_reached')
   async events(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
-    @RequestHeader(LAST_EVENT_ID, sequence('last_event_id')) after: number,
+    @RequestHeader(LAST_EVENT_ID_HEADER, sequence('last_event_id')) after: number,
     @RequestPrincipal() principal: Principal,
     @RequestHeader('authorization') authorization: string | undefined,
     @Req() request: FastifyRequest,
@@ -151,7 +149,7 @@ export class JournalController {
   async loopEvents(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @Param('lid', new UuidParamPipe('loop_id')) loopId: string,
-    @RequestHeader(LAST_EVENT_ID, position('last_event_id')) lastEventId: number,
+    @RequestHeader(LAST_EVENT_ID_HEADER, position('last_event_id')) lastEventId: number,
     @Query('after', position('after')) afterQuery: number,
     @RequestPrincipal() principal: Principal,
     @RequestHeader('authorization') authorization: string | undefined,

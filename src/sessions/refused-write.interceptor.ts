@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { normaliseId } from 'nestjs-process-notifications';
 import { tap, type Observable } from 'rxjs';
 import { parsedJsonBody } from '../http/read-json-body.pipe.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -42,8 +43,8 @@ export class RefusedWriteInterceptor implements NestInterceptor {
           const http = context.switchToHttp().getRequest<FastifyRequest<{ Params: { sid: string } }>>();
           if (request === 'completion') this.metrics.countRefusedDelivery(error);
           // A refusal comes from the library, after the path's pipe took `sid` as a canonical
-          // UUID; lower-cased, it is the id that pipe passed on.
-          this.refusals.record(request, http.params.sid.toLowerCase(), parsedJsonBody(http.raw), error);
+          // UUID; the raw parameter, normalised, is the id that pipe passed on.
+          this.refusals.record(request, normaliseId(http.params.sid), parsedJsonBody(http.raw), error);
         },
       }),
     );

@@ -15,6 +15,8 @@ const ADMIN_STREAMS = Symbol('admin streams');
  * A session's journal as one stream: the records after a sequence, read from the database, and
  * read again whenever the journal says the session has new ones (committed by this node or, on
  * PostgreSQL, any other), with no gap and no repeat, across a change of the session's owner.
+ * Ids are taken as given: normalised where they entered, by the routes' `UuidParamPipe`, so a
+ * session's streams are counted together however its id was spelled.
  */
 @Injectable()
 export class SessionEventStream implements OnModuleDestroy {
@@ -62,12 +64,10 @@ export class SessionEventStream implements OnModuleDestroy {
    * whatever loop they follow (`stream_limit_reached`).
    */
   loopEventsAfter(sessionId: string, loopId: string, after: number, admin = false): Observable<LoopEventView> {
-    const session = sessionId.toLowerCase();
-    const loop = loopId.toLowerCase();
-    const counted = this.place(session, admin);
+    const counted = this.place(sessionId, admin);
     return new Observable<LoopEventView>((subscriber) => {
       this.count(counted, 1);
-      const leave = this.loopReader.follow(session, loop, after, subscriber);
+      const leave = this.loopReader.follow(sessionId, loopId, after, subscriber);
       return () => {
         leave();
         this.count(counted, -1);
@@ -77,7 +77,7 @@ export class SessionEventStream implements OnModuleDestroy {
 
   /** Open streams of `sessionId`'s own token on this node, its loops' included (the admin token's are counted apart). */
   openStreams(sessionId: string): number {
-    return this.open.get(sessionId.toLowerCase()) ?? 0;
+    return this.open.get(sessionId) ?? 0;
   }
 
   // Where a new stream is counted, or `stream_limit_reached` when that bound is full.
@@ -91,15 +91,13 @@ export class SessionEventStream implements OnModuleDestroy {
       }
       return ADMIN_STREAMS;
     }
-    // One count per session however its id is spelled (UUIDs are case-insensitive).
-    const session = sessionId.toLowerCase();
-    if ((this.open.get(session) ?? 0) >= this.config.maxStreamsPerSession) {
+    if ((this.open.get(sessionId) ?? 0) >= this.config.maxStreamsPerSession) {
       throw new HttpProblemError(
         'stream_limit_reached',
         `The session already has ${this.config.maxStreamsPerSession} open event streams (its loops' included); close one first.`,
       );
     }
-    return session;
+    return sessionId;
   }
 
   // Open streams under `key`: a key without streams is forgotten.

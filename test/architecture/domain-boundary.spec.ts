@@ -4,12 +4,25 @@ import { scratchTree } from './scratch-tree.js';
 const LIBRARY = 'libs/process-notifications/src';
 
 /**
- * Where lower-casing is allowed, each with why: the one id normaliser. (The server's HTTP edge,
- * `src/`, is not checked here.)
+ * Where the library may lower-case, each with why: the one id normaliser.
  */
 const LOWER_CASING_ALLOWED = [
   // The normaliser itself: every id is lower-cased through it, where it enters the library.
   'validation/normalise-id.ts',
+];
+
+/**
+ * Where the server (`src/`) may lower-case, each with why: never an id (those go through the
+ * library's `normaliseId` where they enter, a route's pipe, a guard, a hook), only names and
+ * tokens of HTTP that are case-insensitive by their own rules.
+ */
+const SERVER_LOWER_CASING_ALLOWED = [
+  // The Content-Encoding header's value: a content coding, case-insensitive (RFC 9110 8.4.1).
+  'http/read-json-body.pipe.ts',
+  // The Content-Type header's media type and parameter names, case-insensitive (RFC 9110 8.3.1).
+  'http/json-media-type.ts',
+  // A header's name, as Node keys a request's headers: in lower case (RFC 9110 5.1).
+  'http/request-header.decorator.ts',
 ];
 
 /**
@@ -23,6 +36,10 @@ describe('domain boundary', () => {
 
   it('the library lower-cases ids only in its normaliser', () => {
     expect(lowerCasings(LIBRARY, LOWER_CASING_ALLOWED)).toEqual([]);
+  });
+
+  it('the server lower-cases no id: it normalises them with the library normaliser where they enter', () => {
+    expect(lowerCasings('src', SERVER_LOWER_CASING_ALLOWED)).toEqual([]);
   });
 
   describe('the check itself', () => {

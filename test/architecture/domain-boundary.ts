@@ -2,7 +2,8 @@
  * The domain's boundary with persistence (issue 49): outside a `persistence/` folder no source
  * file imports a TypeORM entity (a `*.entity` file, or a name ending in `Entity`), so the domain
  * works with its own types (`model/`) and the stores map rows at their ports; and ids are
- * lower-cased in one place only (the normaliser), where they enter, never again further in.
+ * lower-cased in one place only (the normaliser), where they enter, never again further in; the
+ * server (`src/`) calls that normaliser too, and lower-cases only HTTP names and tokens.
  * Specs are left out: a test may build rows or ids as it likes. No dependency: comments are
  * skipped by a small scanner, so a comment may name what the code must not do.
  */

@@ -29,6 +29,8 @@ describe('REST API v1: per-session limits', () => {
     const refused = await t.http.get(`/v1/sessions/${sessionId}/events`).set(bearer(token));
     expectProblem(refused, 429, 'stream_limit_reached');
     expect(refused.headers['retry-after']).toBe('1');
+    // One count per session however its id is spelled: the path's id is normalised where it enters.
+    expectProblem(await t.http.get(`/v1/sessions/${sessionId.toUpperCase()}/events`).set(bearer(token)), 429, 'stream_limit_reached');
     // Another session's stream is not affected.
     const other = await openSessionWithLoop(t);
     const otherStream = await openSse(`${t.url}/v1/sessions/${other.sessionId}/events`, bearer(other.token));

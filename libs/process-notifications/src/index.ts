@@ -92,6 +92,13 @@ export type { SessionOwner } from './cluster/session-ownership.service.js';
 
 export * from './vocabulary/process-vocabulary.js';
 export { isCanonicalUuid, requireCanonicalUuid } from './validation/canonical-uuid.decorator.js';
+/**
+ * The library's id normaliser, for a server or embedding code to apply where an id enters it
+ * (a route parameter, a header, a body field the library does not validate itself): ids are
+ * compared in lower case, so an upper-case spelling is the same id. Apply it once, at that edge,
+ * never again further in. A value that is not a string comes back as it is.
+ */
+export { normaliseId } from './validation/normalise-id.js';
 export { validateInput, type InputSchema, type InputCheck } from './validation/validate-input.js';
 export { PROCESS_HANDLE_PATTERN } from './validation/process-handle.decorator.js';
 export { LIFECYCLE_DIAGNOSTIC_MAX_BYTES } from './validation/lifecycle-diagnostic.decorator.js';
