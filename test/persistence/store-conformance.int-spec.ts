@@ -151,7 +151,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
   });
   // A lifecycle record journaled and linked as its notification's outcome (if it is one): its sequence.
   const journalLifecycle = (sessionId: string, loopId: string, lifecycle: ProcessLifecycleRecord): Promise<number> =>
-    store.writer.write(async (_tx, journal) => {
+    store.writer.write(async (tx, journal) => {
       const { record } = await journal.append({
         sessionId,
         loopId,
@@ -159,7 +159,7 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
         idempotencyId: lifecycle.event_id,
         payload: { ...lifecycle },
       });
-      store.outcomes.link(journal, sessionId, record.sequence, lifecycle);
+      await store.outcomes.link(tx, journal, sessionId, record.sequence, lifecycle);
       return record.sequence;
     }, sessionId);
   const openLoop = async (sessionId: string, createdAt = new Date().toISOString()): Promise<string> => {

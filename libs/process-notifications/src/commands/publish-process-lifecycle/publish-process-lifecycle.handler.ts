@@ -80,9 +80,9 @@ export class PublishProcessLifecycleHandler implements ICommandHandler<PublishPr
       dto.command_id === undefined
         ? this.journal.append(draft)
         : this.journal.write(
-            async (_store, journal) => {
+            async (store, journal) => {
               const append = await journal.append(draft);
-              if (append.appended) this.outcomes.link(journal, caller, append.record.sequence, dto);
+              if (append.appended) await this.outcomes.link(store, journal, caller, append.record.sequence, dto);
               return append;
             },
             caller,

@@ -47,8 +47,8 @@ function outcomeOf(row: ProcessOutcomeEntity): ProcessOutcome {
  */
 @Injectable()
 export class ProcessOutcomes {
-  // One row per statement where statements cost no round trip (SQLite: one statement text,
-  // prepared once); on PostgreSQL up to LINKS_PER_STATEMENT rows a statement.
+  // SQLite: one row a statement, written at once (see link); PostgreSQL: a batch's rows written
+  // together, up to LINKS_PER_STATEMENT a statement.
   private readonly inProcess: boolean;
   private readonly parameter: (index: number) => string;
   private readonly linkSql = new Map<number, string>();
@@ -65,12 +65,21 @@ export class ProcessOutcomes {
 
   /**
    * Inside the transaction that journaled `record` (a new record, at `sequence`): makes it the
-   * outcome of its `command_id` unless an earlier record already is, written before the
-   * transaction commits. A record without `command_id` (or of another kind) links nothing.
+   * outcome of its `command_id` unless an earlier record already is. A record without
+   * `command_id` (or of another kind) links nothing. On PostgreSQL the link is written with the
+   * batch's others before it commits; on SQLite at once, since there a read queued in the same
+   * batch (an in-memory database's) must find the record with its outcome, and a statement costs
+   * no round trip.
    */
-  link(journal: JournalTransaction, sessionId: string, sequence: number, record: ProcessLifecycleRecord): void {
+  async link(
+    store: StoreTransaction,
+    journal: JournalTransaction,
+    sessionId: string,
+    sequence: number,
+    record: ProcessLifecycleRecord,
+  ): Promise<void> {
     if (record.command_id === undefined || !isOutcomeKind(record.kind)) return;
-    journal.beforeCommit(this.links, [
+    const row = [
       sessionId,
       record.command_id,
       sequence,
@@ -82,7 +91,9 @@ export class ProcessOutcomes {
       record.signal ?? null,
       record.process_started_at ?? null,
       record.process_finished_at ?? null,
-    ]);
+    ];
+    if (this.inProcess) await this.insert(store, [row]);
+    else journal.beforeCommit(this.links, row);
   }
 
   // In the order given, which is sequence order: the first journaled record wins, a later one

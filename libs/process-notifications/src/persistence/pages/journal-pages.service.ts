@@ -25,9 +25,9 @@ const SQLITE_PAGE_SLICE = 10;
 // parsing in the read, so a larger slice still holds the event loop for well under a millisecond.
 const SQLITE_LOOP_SLICE = 100;
 // On SQLite, ranges whose positions lie within this many sequences of each other are read as one
-// walk of the journal's tail (LoopStreamRows.tailPage); a range further behind (a stream reading
-// its backlog) would make that walk read every other session's records since, so they are then
-// read range by range.
+// walk of the journal's tail (LoopStreamRows.tailPage, of the ranges' sessions only); a range
+// further behind (a stream reading its backlog) would make that walk read the other ranges'
+// records it already has, so they are then read range by range.
 const TAIL_SPREAD = 2_000;
 
 /**
@@ -80,8 +80,7 @@ export class JournalPages {
    * ranges close to each other are one walk of the journal's tail instead ({@link TAIL_SPREAD}).
    */
   async loopStreamRangesPage(ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
-    const positions = ranges.map(({ after }) => after);
-    if (this.tailReads && ranges.length > 1 && Math.max(...positions) - Math.min(...positions) <= TAIL_SPREAD) {
+    if (this.tailReads && ranges.length > 1 && ranges.length <= MAX_LOOP_STREAM_RANGES && spreadOf(ranges) <= TAIL_SPREAD) {
       return this.journal.lookup((store) => this.loopStreams.tailPage(managerOf(store), ranges, Math.min(limit, this.loopSlice)));
     }
     const rows: Array<LoopStreamRangesPage['rows'][number]> = [];
@@ -141,4 +140,15 @@ export class JournalPages {
     }
     return records;
   }
+}
+
+// How far apart the ranges' positions lie.
+function spreadOf(ranges: readonly LoopStreamRange[]): number {
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const { after } of ranges) {
+    low = Math.min(low, after);
+    high = Math.max(high, after);
+  }
+  return high - low;
 }
