@@ -86,8 +86,9 @@ export abstract class ProcessNotificationsJournalApi {
    * once (issue 46): one read per 64 ranges, each range (one per session) from its own position,
    * its events being what the read of its loop, or of its session's loops, gives over the same
    * range. For a node streaming the loops of many sessions: one read per commit, not one per
-   * session. `last` is per range (a range moves only past its own records, never to another
-   * session's sequence).
+   * session. `last` is per range: where to read that range on. On PostgreSQL a range moves only
+   * past its own records, never to another session's sequence; on SQLite, whose one writer
+   * commits in sequence order, it may move past other sessions' records too.
    */
   async readLoopStreams(ranges: readonly LoopStreamRangeRequest[], limit = 500): Promise<LoopStreamsPage> {
     const page = await this.pages.loopStreamRangesPage(

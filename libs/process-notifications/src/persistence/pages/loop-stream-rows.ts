@@ -175,8 +175,8 @@ export class LoopStreamRows {
 
   /**
    * {@link rangesPage} on a store that one connection writes in sequence order (SQLite), as one
-   * walk of the journal from the lowest range's position (see {@link tailRanges}): a read of
-   * sixteen sessions' ranges then costs one primary-key range, not sixteen index ranges merged.
+   * walk of the ranges' sessions' records from the lowest range's position (see `tailRanges`):
+   * one index range for them all, not one per range merged.
    */
   async tailPage(manager: EntityManager, ranges: readonly LoopStreamRange[], limit: number): Promise<LoopStreamRangesPage> {
     if (ranges.length === 0) return { rows: [], last: [], more: false };
