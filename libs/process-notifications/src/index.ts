@@ -59,6 +59,9 @@ export { ProcessLifecycleRecordDto } from './commands/publish-process-lifecycle/
 export { OpenSessionCommand } from './commands/open-session/open-session.command.js';
 export { RotateSessionTokenCommand } from './commands/rotate-session-token/rotate-session-token.command.js';
 export { CloseSessionCommand } from './commands/close-session/close-session.command.js';
+export { PruneJournalCommand } from './commands/prune-journal/prune-journal.command.js';
+export { AdvertiseNodeUrlCommand } from './commands/advertise-node-url/advertise-node-url.command.js';
+export { ReleaseSessionsCommand } from './commands/release-sessions/release-sessions.command.js';
 export { OpenLoopCommand } from './commands/open-loop/open-loop.command.js';
 export { StopLoopCommand } from './commands/stop-loop/stop-loop.command.js';
 

@@ -10,6 +10,9 @@ import { RotateSessionTokenHandler } from './commands/rotate-session-token/rotat
 import { CloseSessionHandler } from './commands/close-session/close-session.handler.js';
 import { OpenLoopHandler } from './commands/open-loop/open-loop.handler.js';
 import { StopLoopHandler } from './commands/stop-loop/stop-loop.handler.js';
+import { PruneJournalHandler } from './commands/prune-journal/prune-journal.handler.js';
+import { AdvertiseNodeUrlHandler } from './commands/advertise-node-url/advertise-node-url.handler.js';
+import { ReleaseSessionsHandler } from './commands/release-sessions/release-sessions.handler.js';
 import { JournalRetention } from './journal/journal-retention.service.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
 import { JournalHealth } from './persistence/health/journal-health.service.js';
@@ -79,6 +82,9 @@ import { AdminReads } from './persistence/admin-reads/admin-reads.service.js';
     CloseSessionHandler,
     OpenLoopHandler,
     StopLoopHandler,
+    PruneJournalHandler,
+    AdvertiseNodeUrlHandler,
+    ReleaseSessionsHandler,
     ProcessNotificationsService,
     AdminReads,
     AdminQueries,

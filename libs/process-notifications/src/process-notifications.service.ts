@@ -14,10 +14,12 @@ import type { LifecyclePublication } from './commands/publish-process-lifecycle/
 import { PublishProcessLifecycleCommand } from './commands/publish-process-lifecycle/publish-process-lifecycle.command.js';
 import { OpenSessionCommand } from './commands/open-session/open-session.command.js';
 import { RotateSessionTokenCommand } from './commands/rotate-session-token/rotate-session-token.command.js';
+import { PruneJournalCommand } from './commands/prune-journal/prune-journal.command.js';
+import { AdvertiseNodeUrlCommand } from './commands/advertise-node-url/advertise-node-url.command.js';
+import { ReleaseSessionsCommand } from './commands/release-sessions/release-sessions.command.js';
 import { CloseSessionCommand } from './commands/close-session/close-session.command.js';
 import { OpenLoopCommand } from './commands/open-loop/open-loop.command.js';
 import { StopLoopCommand } from './commands/stop-loop/stop-loop.command.js';
-import { JournalRetention } from './journal/journal-retention.service.js';
 import { ProcessNotificationsJournalApi } from './process-notifications-journal-api.js';
 import { Topology } from './topology/topology.js';
 import { JournalWriter } from './persistence/journal/journal-writer.service.js';
@@ -55,7 +57,6 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
     sessions: Sessions,
     journal: JournalWriter,
     private readonly eventBus: EventBus,
-    private readonly retention: JournalRetention,
     private readonly ownership: SessionOwnership,
     private readonly leases: SessionLeases,
     feed: JournalFeed,
@@ -72,7 +73,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * @param now the clock, for tests and tools that must not wait @default new Date()
    */
   pruneJournal(now?: Date): Promise<number> {
-    return this.retention.prune(now);
+    return this.commandBus.execute(new PruneJournalCommand(now));
   }
 
   /**
@@ -151,7 +152,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
 
   /** Sets the base URL at which other nodes reach this one (see the `nodeUrl` option). */
   advertiseNodeUrl(url: string): Promise<void> {
-    return this.leases.advertise(url);
+    return this.commandBus.execute(new AdvertiseNodeUrlCommand(url));
   }
 
   /**
@@ -160,7 +161,7 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * in-flight requests have finished (module destroy does it too).
    */
   releaseSessions(): Promise<void> {
-    return this.leases.release();
+    return this.commandBus.execute(new ReleaseSessionsCommand());
   }
 
   /**
