@@ -1,10 +1,8 @@
 // The folder figures of a source tree (issue 49), in Markdown: its top-level folders (a file
 // directly in the root is a node of its own, `./name`) with their source files and lines, the
 // largest folder's share of the lines, the folder-level import edges and cycles, and the largest
-// folder one level down. The parsing rules are test/architecture/folder-graph.ts's (a source file
-// is a `.ts` file that is neither a spec nor a declaration; only relative imports count, type-only
-// ones included) and lines are counted as test/architecture/source-size.ts counts them;
-// test/architecture/folder-graph-script.spec.ts holds the edges to the test's. No dependencies.
+// folder one level down. The graph is folder-graph-core.mjs's, the one the architecture test
+// checks; lines are counted as test/architecture/source-size.ts counts them. No dependencies.
 // From the repository root:
 //   node scripts/folder-graph.mjs [root] [--rev <git-rev>] [--json]
 // root defaults to libs/process-notifications/src; --rev reads the tree at that revision
@@ -13,13 +11,10 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { folderCycles, folderGraphOf, folderOf, isSource } from './folder-graph-core.mjs';
 
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** `import ... from './x'`, `export ... from './x'`, `import './x'` and `import('./x')`. */
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
-
-const isSource = (name) => name.endsWith('.ts') && !name.endsWith('.spec.ts') && !name.endsWith('.d.ts');
 const lineCount = (text) => text.replace(/\n$/, '').split('\n').length;
 
 function parseArguments(argv) {
@@ -61,49 +56,6 @@ function treeAt(rev, absolute) {
   return { files, read: (file) => git('show', `${rev}:${prefix}/${file}`) };
 }
 
-/** A file's first folder under the root, or `./name` for a file directly in it. */
-function folderOf(file) {
-  const parts = file.split('/');
-  return parts.length > 1 ? parts[0] : `./${parts[0].replace(/\.(js|ts)$/, '')}`;
-}
-
-/** Tarjan's strongly connected components with more than one node, each sorted. */
-function cycles(graph) {
-  let index = 0;
-  const indices = new Map();
-  const low = new Map();
-  const stack = [];
-  const onStack = new Set();
-  const knots = [];
-  const visit = (node) => {
-    indices.set(node, index);
-    low.set(node, index);
-    index += 1;
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node)?.keys() ?? []) {
-      if (!indices.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node), low.get(next)));
-      } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node), indices.get(next)));
-      }
-    }
-    if (low.get(node) === indices.get(node)) {
-      const knot = [];
-      let member;
-      do {
-        member = stack.pop();
-        onStack.delete(member);
-        knot.push(member);
-      } while (member !== node);
-      if (knot.length > 1) knots.push(knot.sort());
-    }
-  };
-  for (const node of graph.keys()) if (!indices.has(node)) visit(node);
-  return knots.sort((a, b) => a[0].localeCompare(b[0]));
-}
-
 const percent = (part, whole) => Math.round((part / whole) * 1000) / 10;
 
 /** One row per node of `files` (paths relative to the folder), by lines, largest first. */
@@ -124,22 +76,9 @@ function rows(files, lines, total) {
 
 function figures({ root, absolute, rev }) {
   const tree = rev === undefined ? workingTree(absolute) : treeAt(rev, absolute);
-  const lines = new Map();
-  const graph = new Map();
-  const base = '/root';
-  for (const file of tree.files) {
-    const text = tree.read(file);
-    lines.set(file, lineCount(text));
-    const from = folderOf(file);
-    const edges = graph.get(from) ?? new Map();
-    graph.set(from, edges);
-    for (const match of text.matchAll(SPECIFIER)) {
-      const target = posix.relative(base, posix.resolve(posix.dirname(`${base}/${file}`), match[1]));
-      if (target.startsWith('..')) continue;
-      const to = folderOf(target);
-      if (to !== from && !edges.has(to)) edges.set(to, `${file} → ${match[1]}`);
-    }
-  }
+  const texts = new Map(tree.files.map((file) => [file, tree.read(file)]));
+  const lines = new Map([...texts].map(([file, text]) => [file, lineCount(text)]));
+  const graph = folderGraphOf(tree.files, (file) => texts.get(file));
   const total = [...lines.values()].reduce((sum, n) => sum + n, 0);
   const folders = rows(tree.files, lines, total);
   const largest = folders.filter((row) => row.folder).sort((a, b) => b.lines - a.lines || a.name.localeCompare(b.name))[0];
@@ -164,7 +103,7 @@ function figures({ root, absolute, rev }) {
     folders,
     largest: largest ? { name: largest.name, lines: largest.lines, share: largest.share } : null,
     edges,
-    cycles: cycles(graph),
+    cycles: folderCycles(graph),
     inside,
   };
 }

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { folderCycles, folderGraph } from './folder-graph.js';
 
 /**
- * scripts/folder-graph.mjs prints the folder figures docs/architecture.md and issue 49 quote, with
- * its own copy of the graph's parsing (a plain Node script loads no TypeScript): it must find the
- * very edges and cycles the folder-layers test checks, or the figures would describe another graph.
+ * scripts/folder-graph.mjs prints the folder figures docs/architecture.md and issue 49 quote, from
+ * the graph module the folder-layers test uses (scripts/folder-graph-core.mjs): what it prints must
+ * be the very edges and cycles that test checks, or the figures would describe another graph.
  */
 describe('scripts/folder-graph.mjs', () => {
   const root = 'libs/process-notifications/src';
