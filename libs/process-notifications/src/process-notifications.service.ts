@@ -47,7 +47,7 @@ import { idOf } from './validation/canonical-uuid.decorator.js';
  * The library's API for embedding code: sessions, loops, delivery, consumption and the journal.
  * Every write of a session, a loop or a notification is a command on the CQRS command bus, one
  * handler per use case (see docs/architecture.md); this class only sends it and reads. Its methods
- * are where embedders' ids enter: each is normalised here, once (`idOf`), or by the command it sends.
+ * are where embedders' ids enter: each is normalised once, here (`idOf`) or by the command it sends.
  */
 @Injectable()
 export class ProcessNotificationsService extends ProcessNotificationsJournalApi {
@@ -100,8 +100,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * commit on the old token opens nothing, on any node sharing the database. Answered by the
    * session's owner; `SessionClosedError` when the session is closed.
    */
-  rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
-    return this.commandBus.execute(new RotateSessionTokenCommand(idOf(sessionId, 'session_id')));
+  async rotateSessionToken(sessionId: string): Promise<SessionTokenView> {
+    return this.commandBus.execute(new RotateSessionTokenCommand(sessionId));
   }
 
   /**
@@ -110,8 +110,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * `SessionClosedError`; it stays readable (loops, pending sets, journal) for the admin.
    * Idempotent: closing a closed session answers when it was closed.
    */
-  closeSession(sessionId: string): Promise<ClosedSessionView> {
-    return this.commandBus.execute(new CloseSessionCommand(idOf(sessionId, 'session_id')));
+  async closeSession(sessionId: string): Promise<ClosedSessionView> {
+    return this.commandBus.execute(new CloseSessionCommand(sessionId));
   }
 
   /**
@@ -168,8 +168,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
    * Opens a loop in a session.
    * @param engine only `native` loops take process notifications @default 'native'
    */
-  openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
-    return this.commandBus.execute(new OpenLoopCommand(idOf(sessionId, 'session_id'), options.loopId, options.engine));
+  async openLoop(sessionId: string, options: { loopId?: string; engine?: LoopEngine } = {}): Promise<LoopView> {
+    return this.commandBus.execute(new OpenLoopCommand(sessionId, options.loopId, options.engine));
   }
 
   async getLoop(sessionId: string, loopId: string): Promise<LoopView> {
@@ -178,8 +178,8 @@ export class ProcessNotificationsService extends ProcessNotificationsJournalApi 
   }
 
   /** Stops a loop; later deliveries answer `stopped` (`loop_stopped`). */
-  stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
-    return this.commandBus.execute(new StopLoopCommand(idOf(sessionId, 'session_id'), idOf(loopId, 'loop_id')));
+  async stopLoop(sessionId: string, loopId: string): Promise<LoopView> {
+    return this.commandBus.execute(new StopLoopCommand(sessionId, loopId));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import { normaliseId } from '../../validation/normalise-id.js';
+import { idOf } from '../../validation/canonical-uuid.decorator.js';
 import type { ClosedSessionView } from '../../process-notifications.views.js';
 
 /**
@@ -13,6 +13,6 @@ export class CloseSessionCommand extends Command<ClosedSessionView> {
 
   constructor(sessionId: string) {
     super();
-    this.sessionId = normaliseId(sessionId);
+    this.sessionId = idOf(sessionId, 'session_id');
   }
 }

@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { idOf } from '../../validation/canonical-uuid.decorator.js';
 import { normaliseId } from '../../validation/normalise-id.js';
 import type { LoopView } from '../../process-notifications.views.js';
 import type { LoopEngine } from '../../vocabulary/process-vocabulary.js';
@@ -19,7 +20,7 @@ export class OpenLoopCommand extends Command<LoopView> {
     readonly engine?: LoopEngine,
   ) {
     super();
-    this.sessionId = normaliseId(sessionId);
+    this.sessionId = idOf(sessionId, 'session_id');
     this.loopId = normaliseId(loopId);
   }
 }

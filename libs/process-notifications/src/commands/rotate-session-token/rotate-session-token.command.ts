@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import { normaliseId } from '../../validation/normalise-id.js';
+import { idOf } from '../../validation/canonical-uuid.decorator.js';
 import type { SessionTokenView } from '../../process-notifications.views.js';
 
 /**
@@ -12,6 +12,6 @@ export class RotateSessionTokenCommand extends Command<SessionTokenView> {
 
   constructor(sessionId: string) {
     super();
-    this.sessionId = normaliseId(sessionId);
+    this.sessionId = idOf(sessionId, 'session_id');
   }
 }

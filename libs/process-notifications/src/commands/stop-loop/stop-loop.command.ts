@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import { normaliseId } from '../../validation/normalise-id.js';
+import { idOf } from '../../validation/canonical-uuid.decorator.js';
 import type { LoopView } from '../../process-notifications.views.js';
 
 /**
@@ -14,7 +14,7 @@ export class StopLoopCommand extends Command<LoopView> {
 
   constructor(sessionId: string, loopId: string) {
     super();
-    this.sessionId = normaliseId(sessionId);
-    this.loopId = normaliseId(loopId);
+    this.sessionId = idOf(sessionId, 'session_id');
+    this.loopId = idOf(loopId, 'loop_id');
   }
 }

@@ -1,3 +1,4 @@
+import { ValidationError } from '../../errors/validation.error.js';
 import type { SessionOwnership } from '../../cluster/session-ownership.service.js';
 import { LoopNotFoundError } from '../../errors/loop-not-found.error.js';
 import type { Loops } from '../../loops/loops.service.js';
@@ -48,5 +49,14 @@ describe('StopLoopHandler', () => {
   it("lets Loops' typed error through as it is", async () => {
     const { handler } = collaborators(undefined);
     await expect(handler.execute(new StopLoopCommand(SESSION, LOOP))).rejects.toBeInstanceOf(LoopNotFoundError);
+  });
+
+  it('is refused as invalid when built with an id that is no string, as the service refuses it', () => {
+    expect(() => new StopLoopCommand(1 as unknown as string, LOOP)).toThrow(
+      new ValidationError('session_id', 'session_id must be a string'),
+    );
+    expect(() => new StopLoopCommand(SESSION, null as unknown as string)).toThrow(
+      new ValidationError('loop_id', 'loop_id must be a string'),
+    );
   });
 });
