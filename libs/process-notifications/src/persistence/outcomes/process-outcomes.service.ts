@@ -47,8 +47,7 @@ function outcomeOf(row: ProcessOutcomeEntity): ProcessOutcome {
  */
 @Injectable()
 export class ProcessOutcomes {
-  // SQLite: one row a statement, written at once (see link); PostgreSQL: a batch's rows written
-  // together, up to LINKS_PER_STATEMENT a statement.
+  // SQLite writes each link at once, PostgreSQL a batch's links together (see link).
   private readonly inProcess: boolean;
   private readonly parameter: (index: number) => string;
   private readonly linkSql = new Map<number, string>();
@@ -99,9 +98,8 @@ export class ProcessOutcomes {
   // In the order given, which is sequence order: the first journaled record wins, a later one
   // for the same command (in this statement or after it) changes nothing.
   private async insert(store: StoreTransaction, rows: readonly OutcomeRow[]): Promise<void> {
-    const per = this.inProcess ? 1 : LINKS_PER_STATEMENT;
-    for (let first = 0; first < rows.length; first += per) {
-      const chunk = rows.slice(first, first + per);
+    for (let first = 0; first < rows.length; first += LINKS_PER_STATEMENT) {
+      const chunk = rows.slice(first, first + LINKS_PER_STATEMENT);
       await managerOf(store).query(this.sqlFor(chunk.length), chunk.flat());
     }
   }
