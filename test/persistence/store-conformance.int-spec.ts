@@ -375,6 +375,29 @@ describe.each(admin ? [sqlite, postgres] : [sqlite])('the store on $name', (data
     // The links of a batch are written together before it commits (one statement on PostgreSQL):
     // sent at once, the records of several commands share batches, and each command's first
     // journaled record must still be its outcome.
+    // Fault: a unit fails its shared batch, which rolls back; each unit then runs alone. A link
+    // the rolled-back attempt gave (on PostgreSQL held until the batch's end, naming a sequence
+    // that never committed) must not outlive it: the outcome is the committed record's.
+    it('link the committed record, not the rolled-back attempt, when another unit fails their shared batch', async () => {
+      const sessionId = await openSession();
+      const loopId = await openLoop(sessionId);
+      const commandId = randomUUID();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // Holds the writer, so the next two units are queued into one batch behind it.
+      const holding = store.writer.write(() => gate, sessionId);
+      const linked = journalLifecycle(sessionId, loopId, outcomeRecord(sessionId, loopId, commandId, 'completed'));
+      const failing = store.writer.write(async () => {
+        throw new Error('a unit that fails its batch');
+      }, sessionId);
+      release();
+      await holding;
+      await expect(failing).rejects.toThrow('a unit that fails its batch');
+      const sequence = await linked;
+      const outcomes = await store.outcomes.of(sessionId, [commandId]);
+      expect(outcomes.get(commandId)).toMatchObject({ sequence });
+    });
+
     it("link each command's first record when many records of many commands commit in shared batches", async () => {
       const sessionId = await openSession();
       const loopId = await openLoop(sessionId);
