@@ -51,6 +51,14 @@ export interface LoopQueueRow {
   run(): Promise<LoopQueueResult>;
 }
 
+// Waits for `done`, at most `ms`; the timer goes with it (a pending one kept the bench process
+// alive for its whole length after the last row).
+async function within(done: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
@@ -146,7 +154,7 @@ async function scenario(baseUrl: string, adminToken: string, notifications: numb
     }),
   );
   const sendSeconds = (performance.now() - first) / 1000;
-  await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+  await within(drained, 60_000);
   stop.abort();
   await Promise.all(consumers);
   return measured({
@@ -173,12 +181,18 @@ type Follower = 'worker' | 'awaited';
 type Layout = 'agents' | 'one session';
 
 /**
+ * What each completion is on the wire: its notification alone (one request, as the issue measured
+ * it and as a job queue's producer sends one job), or as pn-supervise sends it, its outcome record
+ * and then the notification (two requests; the notification so carries its exit code).
+ */
+type Sends = 'notification' | 'supervisor';
+
+/**
  * Issue 46's scenario: sixteen agents, each a session with one loop, each loop following its
  * completions as docs/agent-loop.md shows ("Following every completion of a loop"): with the
  * page's `LoopWorker` (concurrency 16), or with its by-hand `completions()` loop that awaits each
- * consume. Each completion is sent as pn-supervise sends it: its outcome record, then the
- * notification (which so carries its outcome); 64 senders. Drained when every consume answered
- * (for the workers: when close(), which waits for the consumes, resolved).
+ * consume. Each completion is sent as `sends` says, by 64 senders. Drained when every consume
+ * answered (for the workers: when close(), which waits for the consumes, resolved).
  */
 async function agentsScenario(
   baseUrl: string,
@@ -186,6 +200,7 @@ async function agentsScenario(
   notifications: number,
   follower: Follower,
   layout: Layout,
+  sends: Sends,
 ): Promise<LoopQueueResult> {
   const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken });
   const shared = layout === 'one session' ? await admin.createSession() : undefined;
@@ -227,8 +242,8 @@ async function agentsScenario(
     }
     // docs/agent-loop.md's by-hand loop, its console.log replaced by the measurement.
     try {
-      for await (const { notification } of client.completions(sessionId, loopId, { signal: stop.signal })) {
-        if (notification.outcome === null) continue; // its outcome follows as an update
+      for await (const { notification, update } of client.completions(sessionId, loopId, { signal: stop.signal })) {
+        if (update !== 'new') continue; // an outcome that came after its notification, given already
         take(notification);
         await client.consume(sessionId, loopId, notification.command_id);
         consumed++;
@@ -249,7 +264,7 @@ async function agentsScenario(
         const commandId = randomUUID();
         const started = performance.now();
         sentAt.set(commandId, started);
-        await client.publishLifecycle({
+        if (sends === 'supervisor') await client.publishLifecycle({
           event_id: randomUUID(),
           kind: 'completed',
           session_id: sessionId,
@@ -278,7 +293,7 @@ async function agentsScenario(
     }),
   );
   const sendSeconds = (performance.now() - first) / 1000;
-  await Promise.race([handedOut, new Promise((resolve) => setTimeout(resolve, 120_000))]);
+  await within(handedOut, 120_000);
   let drainedAt: number;
   if (follower === 'worker') {
     // close() resolves once every handler's consume answered.
@@ -306,38 +321,42 @@ async function agentsScenario(
 }
 
 // The measured run, after one unmeasured run on the same server (see WARMUP).
-async function warmedScenario(
-  baseUrl: string,
-  adminToken: string,
-  follower?: Follower,
-  layout: Layout = 'agents',
-): Promise<LoopQueueResult> {
+async function warmedScenario(baseUrl: string, adminToken: string, agents?: AgentsOf): Promise<LoopQueueResult> {
   const run = (count: number) =>
-    follower ? agentsScenario(baseUrl, adminToken, count, follower, layout) : scenario(baseUrl, adminToken, count);
+    agents
+      ? agentsScenario(baseUrl, adminToken, count, agents.follower, agents.layout ?? 'agents', agents.sends ?? 'notification')
+      : scenario(baseUrl, adminToken, count);
   if (WARMUP > 0) await run(WARMUP);
   return run(NOTIFICATIONS);
 }
 
+/** Issue 46's scenario's choices: its followers, where its loops are, what each completion is. */
+interface AgentsOf {
+  readonly follower: Follower;
+  readonly layout?: Layout;
+  readonly sends?: Sends;
+}
+
 // The scenario on a fresh SQLite file.
-async function onSqliteFile(adminToken: string, follower?: Follower, layout?: Layout): Promise<LoopQueueResult> {
+async function onSqliteFile(adminToken: string, agents?: AgentsOf): Promise<LoopQueueResult> {
   const dir = mkdtempSync(join(tmpdir(), 'pn-loop-queue-'));
   const server = await startServer(`sqlite:${join(dir, 'journal.db')}`, adminToken);
   try {
-    return await warmedScenario(server.url, adminToken, follower, layout);
+    return await warmedScenario(server.url, adminToken, agents);
   } finally {
     server.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function onPostgres(adminToken: string, follower?: Follower, layout?: Layout): Promise<LoopQueueResult> {
+async function onPostgres(adminToken: string, agents?: AgentsOf): Promise<LoopQueueResult> {
   const admin = await new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 }).initialize();
   const schema = `pn_bench_${randomBytes(6).toString('hex')}`;
   await admin.query(`CREATE SCHEMA ${schema}`);
   const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   const server = await startServer(url, adminToken);
   try {
-    return await warmedScenario(server.url, adminToken, follower, layout);
+    return await warmedScenario(server.url, adminToken, agents);
   } finally {
     server.child.kill('SIGKILL');
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -361,17 +380,22 @@ export function loopQueueRows(): LoopQueueRow[] {
     {
       id: 'loop-queue/agents-worker/file',
       database: 'SQLite file',
-      run: () => onSqliteFile(adminToken, 'worker'),
+      run: () => onSqliteFile(adminToken, { follower: 'worker' }),
     },
     {
       id: 'loop-queue/agents-awaited/file',
       database: 'SQLite file',
-      run: () => onSqliteFile(adminToken, 'awaited'),
+      run: () => onSqliteFile(adminToken, { follower: 'awaited' }),
     },
     {
       id: 'loop-queue/agents-one-session-worker/file',
       database: 'SQLite file',
-      run: () => onSqliteFile(adminToken, 'worker', 'one session'),
+      run: () => onSqliteFile(adminToken, { follower: 'worker', layout: 'one session' }),
+    },
+    {
+      id: 'loop-queue/agents-worker-supervised/file',
+      database: 'SQLite file',
+      run: () => onSqliteFile(adminToken, { follower: 'worker', sends: 'supervisor' }),
     },
     {
       id: 'loop-queue/postgres',
@@ -381,17 +405,22 @@ export function loopQueueRows(): LoopQueueRow[] {
     {
       id: 'loop-queue/agents-worker/postgres',
       database: 'PostgreSQL',
-      run: () => onPostgres(adminToken, 'worker'),
+      run: () => onPostgres(adminToken, { follower: 'worker' }),
     },
     {
       id: 'loop-queue/agents-awaited/postgres',
       database: 'PostgreSQL',
-      run: () => onPostgres(adminToken, 'awaited'),
+      run: () => onPostgres(adminToken, { follower: 'awaited' }),
     },
     {
       id: 'loop-queue/agents-one-session-worker/postgres',
       database: 'PostgreSQL',
-      run: () => onPostgres(adminToken, 'worker', 'one session'),
+      run: () => onPostgres(adminToken, { follower: 'worker', layout: 'one session' }),
+    },
+    {
+      id: 'loop-queue/agents-worker-supervised/postgres',
+      database: 'PostgreSQL',
+      run: () => onPostgres(adminToken, { follower: 'worker', sends: 'supervisor' }),
     },
   ];
 }

@@ -91,7 +91,7 @@ describe.each(databases)('LoopWorker against the real server on %s', (_name, dat
   it("consumes exactly the handlers' successes; a throwing handler's notification stays pending and is reported", async () => {
     const { client, sessionId, loopId } = await sessionOn(server.url, SERVER_ADMIN_TOKEN);
     const runs = await deliverFinished(client, sessionId, loopId, 12, (i) => (i % 3 === 0 ? 1 : 0));
-    // One whose outcome comes after it: handed out once, with its outcome.
+    // One whose outcome comes after it: handed out once, with its outcome (waitForOutcome).
     const late = completion(sessionId, loopId);
     await client.deliverCompletion(late);
     const handled: PendingNotification[] = [];
@@ -105,7 +105,7 @@ describe.each(databases)('LoopWorker against the real server on %s', (_name, dat
         await new Promise((turn) => setImmediate(turn));
         if (notification.outcome?.exit_code === 1) throw new Error(`exit code 1 of ${notification.command_id}`);
       },
-      { concurrency: 3, onError: (error) => errors.push(error) },
+      { concurrency: 3, waitForOutcome: true, onError: (error) => errors.push(error) },
     );
     const running = worker.run();
     await eventually(() => handled.length >= 12, '12 handled');
@@ -126,6 +126,26 @@ describe.each(databases)('LoopWorker against the real server on %s', (_name, dat
     const again = await client.consumeMany(sessionId, loopId, ids([...runs, late]));
     const consumedBefore = again.results.filter((r) => 'consumed' in r && !r.consumed).map((r) => r.command_id);
     expect(consumedBefore.sort()).toEqual(ids([...runs.filter((_, i) => i % 3 !== 0), late]));
+  }, 60_000);
+
+  it('by default hands a notification out at once: one whose supervisor sends no record, with outcome null, and consumes it', async () => {
+    const { client, sessionId, loopId } = await sessionOn(server.url, SERVER_ADMIN_TOKEN);
+    const runs = await deliverFinished(client, sessionId, loopId, 3, () => 0);
+    const bare = completion(sessionId, loopId);
+    await client.deliverCompletion(bare);
+    const handled: PendingNotification[] = [];
+    const worker = new LoopWorker(client, sessionId, loopId, (notification) => void handled.push(notification), {
+      concurrency: 2,
+      onError: (error) => handled.push(error.notification),
+    });
+    const running = worker.run();
+    await eventually(() => handled.length >= 4, '4 handled');
+    await worker.close();
+    await running;
+    expect(ids(handled)).toEqual(ids([...runs, bare]));
+    // The records came first: their outcomes are there; the bare one has none, and is consumed all the same.
+    expect(handled.filter((n) => n.outcome === null).map((n) => n.command_id)).toEqual([bare.command_id]);
+    expect(await pendingIds(client, sessionId, loopId)).toEqual([]);
   }, 60_000);
 
   it('runs at most `concurrency` handlers at once, and reaches it', async () => {

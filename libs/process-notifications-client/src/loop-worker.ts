@@ -22,10 +22,11 @@ export interface LoopWorkerOptions {
   /** Most handlers running at once. @default 1 */
   readonly concurrency?: number;
   /**
-   * Hand a notification out once its outcome is known (a supervisor such as `pn-supervise` sends
-   * one), so that the handler reads the exit code. False: as soon as the notification is there,
-   * with its `outcome` if that came first; for a supervisor that sends no lifecycle records.
-   * @default true
+   * False (the default): hand each notification out as soon as it is there, with its `outcome`
+   * when the outcome record came first (`pn-supervise` sends it first), else with `outcome: null`.
+   * True: hold it until its outcome is known, for a supervisor that sends its record after the
+   * notification; a notification whose supervisor sends no record is then never handed out.
+   * @default false
    */
   readonly waitForOutcome?: boolean;
   /** Told each notification handed out and not consumed. Default: `console.error`. */
@@ -74,7 +75,7 @@ export class LoopWorker {
       throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
     }
     this.concurrency = concurrency;
-    this.waitForOutcome = options.waitForOutcome ?? true;
+    this.waitForOutcome = options.waitForOutcome ?? false;
     if (signal?.aborted) this.stopping.abort(signal.reason);
     else signal?.addEventListener('abort', () => this.stopping.abort(signal.reason), { once: true });
   }
@@ -115,7 +116,7 @@ export class LoopWorker {
     if (failure) throw failure.error;
   }
 
-  // Each notification once: with its outcome (the update that brings it), or on `new`.
+  // Each notification once: on `new`, or (waitForOutcome) with the update that brings its outcome.
   private wanted(notification: PendingNotification, update: CompletionUpdate['update']): boolean {
     if (this.inFlight.has(notification.command_id)) return false;
     return this.waitForOutcome ? notification.outcome !== null : update === 'new';

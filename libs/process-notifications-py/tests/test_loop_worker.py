@@ -93,7 +93,7 @@ def test_sync_consumes_exactly_the_successes_and_leaves_a_failure_pending(client
         if n.outcome is not None and n.outcome.exit_code == 1:
             raise RuntimeError(f"exit code 1 of {n.command_id}")
 
-    worker = LoopWorker(client, loop.session_id, loop.loop_id, handle, concurrency=3, on_error=errors.append)
+    worker = LoopWorker(client, loop.session_id, loop.loop_id, handle, concurrency=3, wait_for_outcome=True, on_error=errors.append)
     running = threading.Thread(target=worker.run)
     running.start()
     eventually(lambda: len(handled) >= 12, "12 handled")
@@ -119,7 +119,7 @@ async def test_async_consumes_exactly_the_successes_and_leaves_a_failure_pending
         if n.outcome is not None and n.outcome.exit_code == 1:
             raise RuntimeError(f"exit code 1 of {n.command_id}")
 
-    worker = AsyncLoopWorker(aclient, loop.session_id, loop.loop_id, handle, concurrency=3, on_error=errors.append)
+    worker = AsyncLoopWorker(aclient, loop.session_id, loop.loop_id, handle, concurrency=3, wait_for_outcome=True, on_error=errors.append)
     running = asyncio.ensure_future(worker.run())
     await aeventually(lambda: len(handled) >= 12, "12 handled")
     await aclient.publish_lifecycle(completed_record(late, 0))
@@ -127,6 +127,48 @@ async def test_async_consumes_exactly_the_successes_and_leaves_a_failure_pending
     await worker.close()
     await running
     check_successes_consumed(client, loop, runs, late, handled, errors)
+
+
+def test_sync_hands_out_at_once_by_default_also_without_a_record(client: Client, loop: Loop) -> None:
+    runs = deliver_finished(client, loop, 3, lambda i: 0)
+    bare = notification(loop.session_id, loop.loop_id)  # its supervisor sends no record
+    client.deliver_completion(bare)
+    handled: list[PendingNotification] = []
+    lock = threading.Lock()
+
+    def handle(n: PendingNotification) -> None:
+        with lock:
+            handled.append(n)
+
+    worker = LoopWorker(client, loop.session_id, loop.loop_id, handle, concurrency=2, on_error=lambda e: handled.append(e.notification))
+    running = threading.Thread(target=worker.run)
+    running.start()
+    eventually(lambda: len(handled) >= 4, "4 handled")
+    worker.close()
+    running.join()
+    assert sorted(n.command_id for n in handled) == ids([*runs, bare])
+    assert [n.command_id for n in handled if n.outcome is None] == [bare["command_id"]]
+    assert pending_ids(client, loop) == []
+
+
+@pytest.mark.asyncio
+async def test_async_hands_out_at_once_by_default_also_without_a_record(client: Client, aclient: AsyncClient, loop: Loop) -> None:
+    runs = deliver_finished(client, loop, 3, lambda i: 0)
+    bare = notification(loop.session_id, loop.loop_id)
+    client.deliver_completion(bare)
+    handled: list[PendingNotification] = []
+
+    async def handle(n: PendingNotification) -> None:
+        handled.append(n)
+
+    worker = AsyncLoopWorker(aclient, loop.session_id, loop.loop_id, handle, concurrency=2, on_error=lambda e: handled.append(e.notification))
+    running = asyncio.ensure_future(worker.run())
+    await aeventually(lambda: len(handled) >= 4, "4 handled")
+    await worker.close()
+    await running
+    assert sorted(n.command_id for n in handled) == ids([*runs, bare])
+    assert [n.command_id for n in handled if n.outcome is None] == [bare["command_id"]]
+    assert pending_ids(client, loop) == []
 
 
 def test_sync_runs_at_most_concurrency_handlers_and_reaches_it(client: Client, loop: Loop) -> None:

@@ -37,9 +37,10 @@ class AsyncLoopWorker:
     run). Consumes are not awaited before the next notification is handed out: they travel in
     the client's batches (:meth:`AsyncClient.consume`) while the next handlers run.
 
-    With ``wait_for_outcome`` (the default) a notification is handed out once its outcome is
-    known (``pn-supervise`` sends one), so the handler reads the exit code; False: as soon as
-    it is there, for a supervisor that sends no lifecycle records.
+    By default a notification is handed out as soon as it is there, with its ``outcome`` when
+    the outcome record came first (``pn-supervise`` sends it first), else with ``None``. With
+    ``wait_for_outcome=True`` it is held until its outcome is known, for a supervisor that sends
+    its record after the notification (one that sends none then never has it handed out).
 
     :meth:`run` follows the loop until :meth:`close` (or :meth:`stop`), or until its task is
     cancelled; either way it takes nothing more and waits for the handlers running and their
@@ -55,7 +56,7 @@ class AsyncLoopWorker:
         handler: AsyncHandler,
         *,
         concurrency: int = 1,
-        wait_for_outcome: bool = True,
+        wait_for_outcome: bool = False,
         on_error: OnError | None = None,
     ) -> None:
         check_concurrency(concurrency)
@@ -137,7 +138,7 @@ class AsyncLoopWorker:
             await updates.aclose()
 
     def _wanted(self, item: CompletionUpdate) -> bool:
-        # Each notification once: with its outcome (the update that brings it), or on "new".
+        # Each notification once: on "new", or (wait_for_outcome) with the update that brings its outcome.
         if item.notification.command_id in self._in_flight:
             return False
         return item.notification.outcome is not None if self._wait_for_outcome else item.update == "new"

@@ -34,7 +34,7 @@ class LoopWorker:
         handler: Handler,
         *,
         concurrency: int = 1,
-        wait_for_outcome: bool = True,
+        wait_for_outcome: bool = False,
         on_error: OnError | None = None,
     ) -> None:
         check_concurrency(concurrency)
