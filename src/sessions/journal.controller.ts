@@ -21,6 +21,7 @@ import { SessionEventStream } from './session-event-stream.service.js';
 import { AnyNode } from '../cluster/owner-routed.decorator.js';
 import { loopMessageEvent } from './dto/loop-event.dto.js';
 import { drainedOf, MAX_PENDING_EVENT_CHARS } from './slow-reader.js';
+import { writesPerTurn } from './writes-per-turn.js';
 
 // A sequence the client may leave out: -1 when absent (no client can send it).
 const position = (field: string): IntegerPipe => new IntegerPipe(field, { default: -1, min: 0, max: Number.MAX_SAFE_INTEGER });
@@ -100,7 +101,10 @@ export class JournalController {
     const records = this.stream
       // The console's streams (admin token) have a bound of their own; a catch-up waits for the socket.
       .recordsAfter(sessionId, after, principal.kind === 'admin', drainedOf(request.raw.socket))
-      .pipe(map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })));
+      .pipe(
+        map((record): MessageEvent => ({ id: String(record.sequence), data: JournalRecordDto.from(record) })),
+        writesPerTurn(request.raw.socket),
+      );
     return this.endedOnRevocation(withKeepAlive(records, this.config.sseKeepAliveMs), principal, authorization);
   }
 
@@ -153,11 +157,14 @@ export class JournalController {
     @Query('after', position('after')) afterQuery: number,
     @RequestPrincipal() principal: Principal,
     @RequestHeader('authorization') authorization: string | undefined,
+    @Req() request: FastifyRequest,
   ): Promise<Observable<MessageEvent>> {
     // Throws session_not_found or loop_not_found while a problem document can still be sent.
     const start = await this.service.loopEventsStart(sessionId, loopId);
     const after = lastEventId >= 0 ? lastEventId : afterQuery >= 0 ? afterQuery : start;
-    const events = this.stream.loopEventsAfter(sessionId, loopId, after, principal.kind === 'admin').pipe(map(loopMessageEvent));
+    const events = this.stream
+      .loopEventsAfter(sessionId, loopId, after, principal.kind === 'admin')
+      .pipe(map(loopMessageEvent), writesPerTurn(request.raw.socket));
     return this.endedOnRevocation(withKeepAlive(events, this.config.sseKeepAliveMs), principal, authorization);
   }
 }
