@@ -264,22 +264,23 @@ async function agentsScenario(
         const commandId = randomUUID();
         const started = performance.now();
         sentAt.set(commandId, started);
-        if (sends === 'supervisor') await client.publishLifecycle({
-          event_id: randomUUID(),
-          kind: 'completed',
-          session_id: sessionId,
-          loop_id: loopId,
-          process_handle: `job-${i}`,
-          origin_execution_id: randomUUID(),
-          state: 'exited',
-          reason: 'exited',
-          process_created_at: '2026-01-01T00:00:00Z',
-          process_started_at: '2026-01-01T00:00:01Z',
-          process_finished_at: '2026-01-01T00:00:02Z',
-          has_exit_code: true,
-          exit_code: 0,
-          command_id: commandId,
-        });
+        if (sends === 'supervisor')
+          await client.publishLifecycle({
+            event_id: randomUUID(),
+            kind: 'completed',
+            session_id: sessionId,
+            loop_id: loopId,
+            process_handle: `job-${i}`,
+            origin_execution_id: randomUUID(),
+            state: 'exited',
+            reason: 'exited',
+            process_created_at: '2026-01-01T00:00:00Z',
+            process_started_at: '2026-01-01T00:00:01Z',
+            process_finished_at: '2026-01-01T00:00:02Z',
+            has_exit_code: true,
+            exit_code: 0,
+            command_id: commandId,
+          });
         await client.deliverCompletion({
           command_id: commandId,
           session_id: sessionId,
