@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { concatMap, from, lastValueFrom, type Observable } from 'rxjs';
-import { writesPerTurn } from './writes-per-turn.js';
+import { MAX_EVENTS_PER_WRITE, writesPerTurn } from './writes-per-turn.js';
 
 // A loopback connection: the server side's socket is what the operator corks.
 async function socketPair(): Promise<{ server: Server; sending: Socket; receiving: Socket }> {
@@ -92,10 +92,25 @@ describe('writesPerTurn', () => {
     expect(await arriving).toHaveLength(4 * 'id: n\n\n'.length);
   });
 
+  it('writes a burst longer than MAX_EVENTS_PER_WRITE as it comes, and corks again the next turn', async () => {
+    const writes = countWrites(pair.sending);
+    const corked = writesPerTurn<string>(pair.sending);
+    const burst = Array.from({ length: MAX_EVENTS_PER_WRITE + 1 }, (_, i) => `id: ${i}\n\n`);
+    const arriving = received(burst.join('').length + 'id: x\n\nid: y\n\n'.length);
+    await writeEachAfterTheLast(from(burst).pipe(corked), pair.sending);
+    expect(writes.count()).toBe(burst.length);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pair.sending.writableCorked).toBe(0);
+    await writeEachAfterTheLast(from(['id: x\n\n', 'id: y\n\n']).pipe(corked), pair.sending);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes.count()).toBe(burst.length + 1);
+    expect(await arriving).toBe(burst.join('') + 'id: x\n\nid: y\n\n');
+  });
+
   it('leaves a destroyed socket alone', async () => {
     pair.sending.destroy();
     await lastValueFrom(from(['a']).pipe(writesPerTurn(pair.sending)), { defaultValue: undefined });
-    await new Promise((resolve) => setImmediate(resolve));
+    // Before any immediate could have uncorked it.
     expect(pair.sending.writableCorked).toBe(0);
   });
 });

@@ -128,23 +128,42 @@ describe.each(databases)('LoopWorker against the real server on %s', (_name, dat
     expect(consumedBefore.sort()).toEqual(ids([...runs.filter((_, i) => i % 3 !== 0), late]));
   }, 60_000);
 
-  it('by default hands a notification out at once: one whose supervisor sends no record, with outcome null, and consumes it', async () => {
+  it('by default hands a notification out at once, once: without a record, or before a record that comes later, with outcome null', async () => {
     const { client, sessionId, loopId } = await sessionOn(server.url, SERVER_ADMIN_TOKEN);
     const runs = await deliverFinished(client, sessionId, loopId, 3, () => 0);
     const bare = completion(sessionId, loopId);
     await client.deliverCompletion(bare);
+    const late = completion(sessionId, loopId);
     const handled: PendingNotification[] = [];
-    const worker = new LoopWorker(client, sessionId, loopId, (notification) => void handled.push(notification), {
-      concurrency: 2,
-      onError: (error) => handled.push(error.notification),
-    });
+    // The late one's handler holds until its record's outcome update has reached the worker.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const worker = new LoopWorker(
+      client,
+      sessionId,
+      loopId,
+      async (notification) => {
+        handled.push(notification);
+        if (notification.command_id === late.command_id) await released;
+      },
+      { concurrency: 2, onError: (error) => handled.push(error.notification) },
+    );
     const running = worker.run();
     await eventually(() => handled.length >= 4, '4 handled');
+    await client.deliverCompletion(late);
+    await eventually(() => handled.length >= 5, 'the late one handed out');
+    // Its record while it is still pending: the stream gives its outcome update; then one more,
+    // which the stream gives after that update.
+    await client.publishLifecycle(exited(late, 0));
+    const last = completion(sessionId, loopId);
+    await client.deliverCompletion(last);
+    await eventually(() => handled.length >= 6, 'the last one handed out');
+    release();
     await worker.close();
     await running;
-    expect(ids(handled)).toEqual(ids([...runs, bare]));
-    // The records came first: their outcomes are there; the bare one has none, and is consumed all the same.
-    expect(handled.filter((n) => n.outcome === null).map((n) => n.command_id)).toEqual([bare.command_id]);
+    expect(ids(handled)).toEqual(ids([...runs, bare, late, last]));
+    // The records came first: their outcomes are there; the others have none, and are consumed all the same.
+    expect(ids(handled.filter((n) => n.outcome === null))).toEqual(ids([bare, late, last]));
     expect(await pendingIds(client, sessionId, loopId)).toEqual([]);
   }, 60_000);
 

@@ -133,21 +133,32 @@ def test_sync_hands_out_at_once_by_default_also_without_a_record(client: Client,
     runs = deliver_finished(client, loop, 3, lambda i: 0)
     bare = notification(loop.session_id, loop.loop_id)  # its supervisor sends no record
     client.deliver_completion(bare)
+    late = notification(loop.session_id, loop.loop_id)  # its record comes after it
     handled: list[PendingNotification] = []
     lock = threading.Lock()
+    released = threading.Event()
 
     def handle(n: PendingNotification) -> None:
         with lock:
             handled.append(n)
+        if n.command_id == late["command_id"]:
+            released.wait(20)  # held until its outcome update has reached the worker
 
     worker = LoopWorker(client, loop.session_id, loop.loop_id, handle, concurrency=2, on_error=lambda e: handled.append(e.notification))
     running = threading.Thread(target=worker.run)
     running.start()
     eventually(lambda: len(handled) >= 4, "4 handled")
+    client.deliver_completion(late)
+    eventually(lambda: len(handled) >= 5, "the late one handed out")
+    client.publish_lifecycle(completed_record(late, 0))
+    last = notification(loop.session_id, loop.loop_id)  # given after the late one's outcome update
+    client.deliver_completion(last)
+    eventually(lambda: len(handled) >= 6, "the last one handed out")
+    released.set()
     worker.close()
     running.join()
-    assert sorted(n.command_id for n in handled) == ids([*runs, bare])
-    assert [n.command_id for n in handled if n.outcome is None] == [bare["command_id"]]
+    assert sorted(n.command_id for n in handled) == ids([*runs, bare, late, last])
+    assert sorted(n.command_id for n in handled if n.outcome is None) == ids([bare, late, last])
     assert pending_ids(client, loop) == []
 
 
@@ -156,18 +167,29 @@ async def test_async_hands_out_at_once_by_default_also_without_a_record(client: 
     runs = deliver_finished(client, loop, 3, lambda i: 0)
     bare = notification(loop.session_id, loop.loop_id)
     client.deliver_completion(bare)
+    late = notification(loop.session_id, loop.loop_id)
     handled: list[PendingNotification] = []
+    released = asyncio.Event()
 
     async def handle(n: PendingNotification) -> None:
         handled.append(n)
+        if n.command_id == late["command_id"]:
+            await released.wait()
 
     worker = AsyncLoopWorker(aclient, loop.session_id, loop.loop_id, handle, concurrency=2, on_error=lambda e: handled.append(e.notification))
     running = asyncio.ensure_future(worker.run())
     await aeventually(lambda: len(handled) >= 4, "4 handled")
+    await aclient.deliver_completion(late)
+    await aeventually(lambda: len(handled) >= 5, "the late one handed out")
+    await aclient.publish_lifecycle(completed_record(late, 0))
+    last = notification(loop.session_id, loop.loop_id)
+    await aclient.deliver_completion(last)
+    await aeventually(lambda: len(handled) >= 6, "the last one handed out")
+    released.set()
     await worker.close()
     await running
-    assert sorted(n.command_id for n in handled) == ids([*runs, bare])
-    assert [n.command_id for n in handled if n.outcome is None] == [bare["command_id"]]
+    assert sorted(n.command_id for n in handled) == ids([*runs, bare, late, last])
+    assert sorted(n.command_id for n in handled if n.outcome is None) == ids([bare, late, last])
     assert pending_ids(client, loop) == []
 
 
