@@ -20,6 +20,7 @@ import { SessionsController } from './sessions/sessions.controller.js';
 import { ShutdownState } from './shutdown/shutdown-state.js';
 import { AdminController } from './admin/admin.controller.js';
 import { RefusalLog } from './refusals/refusal-log.service.js';
+import { RefusedWrites } from './sessions/refused-writes.service.js';
 import { WhoamiController } from './admin/whoami.controller.js';
 
 /** The server: REST API v1 over the process-notifications module, its metrics and request logs. */
@@ -66,6 +67,7 @@ export class AppModule {
         OwnerForwarding,
         ShutdownState,
         RefusalLog,
+        RefusedWrites,
       ],
     };
   }

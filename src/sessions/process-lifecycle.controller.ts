@@ -1,7 +1,7 @@
 import { Controller, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { API_TAGS } from '../docs/api-tags.js';
-import { ProcessNotificationsService, type LifecycleKind } from 'nestjs-process-notifications';
+import { ProcessNotificationsService, type LifecycleKind, type LifecyclePublication } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { JsonBody } from '../http/json-body.decorator.js';
@@ -12,7 +12,7 @@ import { PROCESS_LIFECYCLE_RECORD_SCHEMA } from '../http/openapi-schemas.js';
 import { UuidParamPipe } from '../http/uuid-param.pipe.js';
 import { LifecyclePublicationDto } from './dto/lifecycle-publication.dto.js';
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
-import { RecordsRefusals } from './refused-write.interceptor.js';
+import { RefusedWrites } from './refused-writes.service.js';
 
 const EXAMPLE_EVENT_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abce';
 
@@ -24,6 +24,7 @@ export class ProcessLifecycleController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
+    private readonly refusedWrites: RefusedWrites,
   ) {}
 
   @Post()
@@ -33,7 +34,6 @@ export class ProcessLifecycleController {
       'Journals a lifecycle record of the supervisor (`started`, `completed`, `lost`, ...): `201` when new, `200` for an identical retry (`Idempotent-Replayed: true`); the same `event_id` with another payload is `422 idempotency_collision`. A `completed` or `lost` record gives the named notification its outcome.',
   })
   @OwnerRouted()
-  @RecordsRefusals('lifecycle')
   @ApiBody({ schema: PROCESS_LIFECYCLE_RECORD_SCHEMA })
   @ApiCreatedResponse({
     type: LifecyclePublicationDto,
@@ -61,7 +61,12 @@ export class ProcessLifecycleController {
     @JsonBody() record: unknown,
     @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<LifecyclePublicationDto> {
-    const publication = await this.service.publishProcessLifecycle(sessionId, record);
+    let publication: LifecyclePublication;
+    try {
+      publication = await this.service.publishProcessLifecycle(sessionId, record);
+    } catch (error) {
+      throw this.refusedWrites.refused('lifecycle', sessionId, record, error);
+    }
     // Published, so the library validated the record: its kind is one of the five.
     if (publication.appended) {
       this.metrics.countLifecycleRecord((record as { kind: LifecycleKind }).kind);

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { API_TAGS } from '../docs/api-tags.js';
-import { ProcessNotificationsService } from 'nestjs-process-notifications';
+import { ProcessNotificationsService, type NotificationDelivery } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
 import type { FastifyReply } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
@@ -19,7 +19,7 @@ import { ProcessCompletionDeliveryDto } from './dto/process-completion-delivery.
 import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 import { ConsumeBatchRequestDto } from './dto/consume-batch-request.dto.js';
 import { ConsumeBatchResultDto, ConsumeBatchResultsDto } from './dto/consume-batch-result.dto.js';
-import { RecordsRefusals } from './refused-write.interceptor.js';
+import { RefusedWrites } from './refused-writes.service.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
 
@@ -31,6 +31,7 @@ export class ProcessNotificationsController {
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
+    private readonly refusedWrites: RefusedWrites,
   ) {}
 
   @Post('process-completions')
@@ -40,7 +41,6 @@ export class ProcessNotificationsController {
       'Journals the notification, then hands it to its loop: `202 accepted` when it was new, `200 duplicate` for an identical retry (`Idempotent-Replayed: true`), `503 delivery_stopped` with its `cause` when the loop is full or stopped or the notification is misrouted. The same `command_id` with another payload is `422 idempotency_collision`.',
   })
   @OwnerRouted()
-  @RecordsRefusals('completion')
   @ApiBody({ schema: PROCESS_COMPLETION_NOTIFICATION_SCHEMA })
   @ApiAcceptedResponse({
     type: ProcessCompletionDeliveryDto,
@@ -72,7 +72,12 @@ export class ProcessNotificationsController {
     @JsonBody() notification: unknown,
     @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<ProcessCompletionDeliveryDto> {
-    const delivery = await this.service.notifyProcessCompletion(sessionId, notification);
+    let delivery: NotificationDelivery;
+    try {
+      delivery = await this.service.notifyProcessCompletion(sessionId, notification);
+    } catch (error) {
+      throw this.refusedWrites.refused('completion', sessionId, notification, error);
+    }
     this.metrics.countDelivery(delivery.disposition);
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
     if (!delivery.appended) response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
