@@ -35,14 +35,6 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-// Each request's parsed body, for what runs around its handler (a refused write names its ids).
-const parsedBodies = new WeakMap<IncomingMessage, unknown>();
-
-/** The body {@link ReadJsonBodyPipe} parsed for `request`: undefined when it did not, or it was empty. */
-export function parsedJsonBody(request: IncomingMessage): unknown {
-  return parsedBodies.get(request);
-}
-
 /**
  * Reads and parses the JSON body of a request itself (Nest's body parser is off): at most
  * {@link MAX_BODY_BYTES} (413 `payload_too_large`), a JSON content type when there is a body
@@ -78,7 +70,6 @@ export class ReadJsonBodyPipe implements PipeTransform<IncomingMessage, Promise<
       if (error instanceof SyntaxError) throw new HttpProblemError('invalid_json', `The body is not valid JSON: ${error.message}.`);
       throw error;
     }
-    parsedBodies.set(request, body);
     return body;
   }
 }

@@ -47,7 +47,7 @@ const consumedExists = (alias: string) => `EXISTS (
  * The journal table's SQL and row mapping, for the journal writer, restore, retention and the
  * journal's reads. Hand-written statements: on the hot path TypeORM's query builder cost more CPU
  * than SQLite spent executing them (see apps/bench). Placeholders follow the driver; every method
- * takes the manager it runs on: the writer's transaction's, or a read's ({@link find} only).
+ * takes the manager it runs on: the writer's transaction's, or a read's (restore's reads, {@link find}).
  */
 export class JournalRows {
   private readonly findSql: string;
