@@ -104,10 +104,9 @@ export class JournalPages {
 
   /**
    * The consumed record of a notification, if it was consumed: one probe of the journal's unique
-   * index, by the record's own id. (A query on its cause and kind, through TypeORM with the kind a
-   * bound parameter, was planned on the bench's server over ix_pn_journal_session_sequence on
-   * session_id alone, as EXPLAIN QUERY PLAN on that connection showed: a read of the session's
-   * records for every retry of a notification consumed already, 840 µs each there.)
+   * index, by the record's own id. Not a query on its cause and kind: with the kind a bound
+   * parameter, SQLite may plan it without the partial index on consumed records, over the
+   * session's records (a read of the whole session for every retry of a consumed notification).
    */
   async consumptionOf(sessionId: string, commandId: string): Promise<JournalRecord | null> {
     const row = await this.journal.lookup((store) => this.rows.find(managerOf(store), sessionId, consumedIdOf(commandId)));
