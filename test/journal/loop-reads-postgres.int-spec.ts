@@ -46,10 +46,19 @@ describeOnPostgres('a loop’s reads on PostgreSQL', () => {
   const quiet = randomUUID();
   const notificationSequences: number[] = [];
 
-  // A manager whose SELECTs run under EXPLAIN ANALYZE too: their plans are kept, their rows returned.
+  // A manager whose SELECTs run under EXPLAIN ANALYZE too: their plans are kept, their rows
+  // returned. A statement with data-modifying CTEs (the counts' one statement) runs once, under
+  // EXPLAIN ANALYZE, which executes it; its rows are nobody's.
   const explaining = (plans: PlanNode[]): EntityManager =>
     ({
       query: async (sql: string, parameters: unknown[]) => {
+        if (/^\s*WITH/i.test(sql)) {
+          const [row] = (await dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, parameters)) as Array<{
+            'QUERY PLAN': Array<{ Plan: PlanNode }>;
+          }>;
+          plans.push(row!['QUERY PLAN'][0]!.Plan);
+          return [];
+        }
         if (/^\s*SELECT/i.test(sql)) {
           const [row] = (await dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, parameters)) as Array<{
             'QUERY PLAN': Array<{ Plan: PlanNode }>;
@@ -136,7 +145,7 @@ describeOnPostgres('a loop’s reads on PostgreSQL', () => {
       await new JournalCounters(dataSource).apply(
         {
           query: (sql: string, parameters: unknown[]) =>
-            /^\s*SELECT/i.test(sql) ? wrapped.query(sql, parameters) : manager.query(sql, parameters),
+            /^\s*(SELECT|WITH)/i.test(sql) ? wrapped.query(sql, parameters) : manager.query(sql, parameters),
         } as unknown as EntityManager,
         [consumed],
       );
@@ -147,7 +156,8 @@ describeOnPostgres('a loop’s reads on PostgreSQL', () => {
     expect(Number(loop!.oldest_unconsumed_sequence)).toBe(notificationSequences.at(-1));
     const next = plans.find((plan) => JSON.stringify(plan).includes('pn_journal'));
     expect(next).toBeDefined();
-    // RECORDS candidates, each read once and probed once for its consumed record.
-    expect(rowsTouched(next!)).toBeLessThanOrEqual(RECORDS * 3);
+    // RECORDS candidates, each read once and probed once for its consumed record, and the few
+    // rows of the statement's own (the session's and the loop's rows, the unnest of their values).
+    expect(rowsTouched(next!)).toBeLessThanOrEqual(RECORDS * 3 + 10);
   });
 });

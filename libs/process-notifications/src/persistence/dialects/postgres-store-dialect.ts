@@ -81,13 +81,17 @@ export class PostgresStoreDialect implements StoreDialect {
   }
 
   // A loop with something consumed takes the next oldest from its current oldest on (read before
-  // this statement's update), any other keeps an oldest it has.
-  batchedCounts(p: (index: number) => string, columns: readonly string[], consumed: string): { loops: string; sessions: string } {
+  // this statement's update), any other keeps an oldest it has. Sessions, loops and the hint are
+  // one statement: the CTEs run once each, whatever the outer SELECT reads, on the statement's
+  // snapshot (the loops' probe sees the transaction's inserts, never the sessions' update, which
+  // it does not read), and NOTIFY is delivered only if the transaction commits.
+  batchedCounts(p: (index: number) => string, columns: readonly string[], consumed: string, notify: boolean): string {
     const types = ['varchar', 'varchar', 'int', 'boolean', 'bigint', 'varchar'];
+    const v = (i: number) => p(i + 2);
     const loops = `UPDATE pn_loops l SET unconsumed = l.unconsumed + v.delta,
         oldest_unconsumed_sequence = CASE WHEN v.consumed THEN n.sequence ELSE COALESCE(l.oldest_unconsumed_sequence, v.first_sequence) END,
         oldest_unconsumed_at = CASE WHEN v.consumed THEN n.created_at ELSE COALESCE(l.oldest_unconsumed_at, v.first_at) END
-      FROM unnest(${types.map((type, i) => `${p(i)}::${type}[]`).join(', ')}) AS v(${columns.join(', ')})
+      FROM unnest(${types.map((type, i) => `${v(i)}::${type}[]`).join(', ')}) AS v(${columns.join(', ')})
       LEFT JOIN LATERAL (SELECT j.sequence, j.created_at FROM pn_journal j ${this.probeJoin('pn_journal', 'c', consumed)}
         WHERE v.consumed AND j.session_id = v.session_id AND j.loop_id = v.loop_id AND j.kind = 'process_notification'
           AND j.sequence >= COALESCE((SELECT o.oldest_unconsumed_sequence FROM pn_loops o
@@ -99,7 +103,8 @@ export class PostgresStoreDialect implements StoreDialect {
     const sessions = `UPDATE pn_sessions s SET last_sequence = v.last_sequence
       FROM unnest(${p(0)}::varchar[], ${p(1)}::bigint[]) AS v(session_id, last_sequence)
       WHERE s.session_id = v.session_id AND s.last_sequence < v.last_sequence`;
-    return { loops, sessions };
+    const hint = notify ? `pg_notify(${p(columns.length + 2)}, ${p(columns.length + 3)})` : 'NULL';
+    return `WITH sessions AS (${sessions}), loops AS (${loops}) SELECT ${hint} AS hint`;
   }
 
   // The pool's other connections read while a batch runs.

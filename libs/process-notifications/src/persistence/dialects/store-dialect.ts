@@ -91,16 +91,14 @@ export interface StoreDialect {
    */
   underMigrationsLock<T>(dataSource: DataSource, wait: () => Promise<void>, work: () => Promise<T>): Promise<T>;
   /**
-   * The admin counts' statements for every session and every loop of a transaction at once
-   * (`p` numbers the placeholders, `columns` names the loop values in their order, `consumed`
-   * joins a notification's consumed record `c` to it `j`), where every statement is a round trip
-   * (PostgreSQL: unnest, a LATERAL probe); undefined where statements run in this thread.
+   * One statement for the admin counts of every session and every loop of a transaction and, with
+   * `notify`, the commit hint's NOTIFY, where every statement is a round trip (PostgreSQL:
+   * unnest, a LATERAL probe, data-modifying CTEs); undefined where statements run in this thread.
+   * `p` numbers the placeholders: the sessions' ids and last sequences, then the loop values in
+   * the order `columns` names them, then the channel and the payload; `consumed` joins a
+   * notification's consumed record `c` to it `j`.
    */
-  batchedCounts(
-    p: (index: number) => string,
-    columns: readonly string[],
-    consumed: string,
-  ): { loops: string; sessions: string } | undefined;
+  batchedCounts(p: (index: number) => string, columns: readonly string[], consumed: string, notify: boolean): string | undefined;
   /**
    * The write-ahead log the writer syncs itself off the event loop's thread, and a thread of
    * its own checkpoints (a SQLite file, see `JournalDurability` and `WalCheckpointer`);

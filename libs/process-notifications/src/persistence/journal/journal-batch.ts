@@ -28,7 +28,7 @@ export interface JournalBatchParts {
   readonly transactions: JournalTransactionRunner;
   readonly fencing: JournalFencing;
   readonly counters: JournalCounters;
-  readonly hint: Pick<JournalCommitHint, 'send'>;
+  readonly hint: Pick<JournalCommitHint, 'notice'>;
   readonly outage: JournalOutage;
   /** Told each time the store answered: the queue's silence clock. */
   readonly queue: { heard(): void };
@@ -48,7 +48,7 @@ export class JournalBatch {
   private readonly transactions: JournalTransactionRunner;
   private readonly fencing: JournalFencing;
   private readonly counters: JournalCounters;
-  private readonly hint: Pick<JournalCommitHint, 'send'>;
+  private readonly hint: Pick<JournalCommitHint, 'notice'>;
   private readonly outage: JournalOutage;
   private readonly queue: { heard(): void };
   private readonly closedSessions: ReadonlyMap<string, string>;
@@ -121,10 +121,10 @@ export class JournalBatch {
       this.beforeCommits.clear();
       const written = outcomes.flatMap((outcome) => outcome.written);
       // The admin counts commit with the records that change them (on SQLite one statement per
-      // session and loop touched: a large batch is slow, not silent; on PostgreSQL one for all).
-      await this.counters.apply(manager, written);
+      // session and loop touched: a large batch is slow, not silent; on PostgreSQL one for all,
+      // the commit hint's NOTIFY with them).
+      await this.counters.apply(manager, written, this.hint.notice(written));
       this.queue.heard();
-      await this.hint.send(manager, written);
       return outcomes;
     });
     // Rolled back or committed, what was inserted ahead is no one's to take any more.

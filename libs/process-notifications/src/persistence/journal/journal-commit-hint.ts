@@ -1,6 +1,4 @@
-import type { EntityManager } from 'typeorm';
 import type { JournalRecordEntity } from './journal-record.entity.js';
-import type { StoreDialect } from '../dialects/store-dialect.js';
 
 /** The PostgreSQL channel every committed batch notifies, with the sessions it wrote. */
 export const JOURNAL_CHANNEL = 'pn_journal';
@@ -37,27 +35,29 @@ export function hintedSessions(payload: string, self: string): readonly string[]
   return origin.slice(ORIGIN_MARK.length) === self ? [] : listed.slice(0, -1);
 }
 
+/** A NOTIFY to send inside a transaction: delivered only if it commits. */
+export interface JournalNotice {
+  readonly channel: string;
+  readonly payload: string;
+}
+
 /**
  * The commit hint (PostgreSQL): one NOTIFY per batch, sent inside its transaction so it is
- * delivered only if the batch commits (NOTIFY serializes commits, so never one per record).
+ * delivered only if the batch commits (NOTIFY serializes commits, so never one per record), in
+ * the statement of the batch's admin counts (`JournalCounters.apply`: one round trip for both).
  * Readers on every node take it as a wake-up, never as data. None on one node (SQLite): the
  * writer is given {@link NO_COMMIT_HINT} there, as its topology says.
  */
 export class JournalCommitHint {
-  /**
-   * @param dialect sends the NOTIFY
-   * @param origin this node's id, named in each hint so that it can skip its own
-   */
-  constructor(
-    private readonly dialect: Pick<StoreDialect, 'notify'>,
-    private readonly origin: string,
-  ) {}
+  /** @param origin this node's id, named in each hint so that it can skip its own */
+  constructor(private readonly origin: string) {}
 
-  async send(manager: EntityManager, records: readonly JournalRecordEntity[]): Promise<void> {
+  /** The NOTIFY of a batch that wrote `records`, or undefined when it wrote nothing. */
+  notice(records: readonly JournalRecordEntity[]): JournalNotice | undefined {
     const payload = commitHintPayload(records, this.origin);
-    if (payload !== undefined) await this.dialect.notify(manager, JOURNAL_CHANNEL, payload);
+    return payload === undefined ? undefined : { channel: JOURNAL_CHANNEL, payload };
   }
 }
 
 /** The commit hint of one node: nobody else to tell. */
-export const NO_COMMIT_HINT: Pick<JournalCommitHint, 'send'> = { send: () => Promise.resolve() };
+export const NO_COMMIT_HINT: Pick<JournalCommitHint, 'notice'> = { notice: () => undefined };

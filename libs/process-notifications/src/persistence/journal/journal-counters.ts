@@ -2,6 +2,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
+import type { StoreDialect } from '../dialects/store-dialect.js';
+import type { JournalNotice } from './journal-commit-hint.js';
 
 /** What one transaction's records change of one loop's counts. */
 interface LoopChange {
@@ -22,9 +24,10 @@ const LOOP_CHANGE_COLUMNS = ['session_id', 'loop_id', 'delta', 'consumed', 'firs
  * record) and its oldest unconsumed notification, per session `last_sequence`. Called by the
  * journal writer with every record a transaction wrote, inside that transaction, so the counts
  * commit (or roll back) with the records. Never a scan of the journal: one UPDATE per loop and
- * session written (on PostgreSQL one for all the loops and one for all the sessions), plus,
- * after a consume, one index probe for the next oldest unconsumed notification
- * (ix_pn_journal_loop_notifications, from the current oldest on).
+ * session written, plus, after a consume, one index probe for the next oldest unconsumed
+ * notification (ix_pn_journal_loop_notifications, from the current oldest on). On PostgreSQL, where
+ * each statement is a round trip the batch waits for, all of it is one statement, with the
+ * batch's commit hint (its NOTIFY) in it too.
  */
 export class JournalCounters {
   private readonly sessionSql: string;
@@ -32,10 +35,9 @@ export class JournalCounters {
   private readonly oldestSql: string;
   private readonly nextOldestSql: string;
   private readonly consumedSql: string;
-  private readonly loopsSql: string;
-  private readonly sessionsSql: string;
-  // Where every statement is a round trip (PostgreSQL), all loops change in one statement.
-  private readonly oneStatement: boolean;
+  private readonly dialect: StoreDialect;
+  // Where every statement is a round trip (PostgreSQL): everything in one, without and with the hint.
+  private readonly batchedSql?: { readonly quiet: string; readonly notifying: string };
 
   // Placeholders are numbered in the order they appear (SQLite's `?` are positional).
   constructor(dataSource: DataSource) {
@@ -56,14 +58,17 @@ export class JournalCounters {
     this.consumedSql = `UPDATE pn_loops SET unconsumed = unconsumed + ${p(0)},
       oldest_unconsumed_sequence = ${p(1)}, oldest_unconsumed_at = ${p(2)} WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
     // The statements above for every loop and every session at once (PostgreSQL only).
-    const batched = storeDialectOf(dataSource).batchedCounts(p, LOOP_CHANGE_COLUMNS, consumed);
-    this.oneStatement = batched !== undefined;
-    this.loopsSql = batched?.loops ?? '';
-    this.sessionsSql = batched?.sessions ?? '';
+    this.dialect = storeDialectOf(dataSource);
+    const quiet = this.dialect.batchedCounts(p, LOOP_CHANGE_COLUMNS, consumed, false);
+    const notifying = this.dialect.batchedCounts(p, LOOP_CHANGE_COLUMNS, consumed, true);
+    if (quiet !== undefined && notifying !== undefined) this.batchedSql = { quiet, notifying };
   }
 
-  /** Applies what `records` (just written, in sequence order, in this transaction) change. */
-  async apply(manager: EntityManager, records: readonly JournalRecordEntity[]): Promise<void> {
+  /**
+   * Applies what `records` (just written, in sequence order, in this transaction) change, and
+   * sends `notice` (the batch's commit hint) in the same transaction.
+   */
+  async apply(manager: EntityManager, records: readonly JournalRecordEntity[], notice?: JournalNotice): Promise<void> {
     if (records.length === 0) return;
     const sessions = new Map<string, number>();
     const loops = new Map<string, LoopChange>();
@@ -81,24 +86,29 @@ export class JournalCounters {
         change.consumed += 1;
       }
     }
-    if (this.oneStatement && sessions.size > 1) {
-      await manager.query(this.sessionsSql, [[...sessions.keys()], [...sessions.values()]]);
-    } else {
-      for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
-    }
-    if (this.oneStatement && loops.size > 1) return this.applyToLoops(manager, [...loops.values()]);
+    if (this.batchedSql) return this.applyAtOnce(manager, sessions, [...loops.values()], notice);
+    for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
     for (const change of loops.values()) await this.applyToLoop(manager, change);
+    if (notice) await this.dialect.notify(manager, notice.channel, notice.payload);
   }
 
-  // What applyToLoop does for each, in one statement (one round trip, not up to three per loop).
-  private async applyToLoops(manager: EntityManager, changes: readonly LoopChange[]): Promise<void> {
+  // What the per-session statements and applyToLoop do for each, and the hint, in one statement
+  // (one round trip, not up to three per loop and one per session).
+  private async applyAtOnce(
+    manager: EntityManager,
+    sessions: ReadonlyMap<string, number>,
+    changes: readonly LoopChange[],
+    notice: JournalNotice | undefined,
+  ): Promise<void> {
     const columns: unknown[][] = LOOP_CHANGE_COLUMNS.map(() => []);
     for (const { sessionId, loopId, appended, consumed, first } of changes) {
       [sessionId, loopId, appended - consumed, consumed > 0, first?.sequence ?? null, first?.createdAt ?? null].forEach((value, i) =>
         columns[i]!.push(value),
       );
     }
-    await manager.query(this.loopsSql, columns);
+    const parameters = [[...sessions.keys()], [...sessions.values()], ...columns];
+    if (notice) await manager.query(this.batchedSql!.notifying, [...parameters, notice.channel, notice.payload]);
+    else await manager.query(this.batchedSql!.quiet, parameters);
   }
 
   private async applyToLoop(manager: EntityManager, change: LoopChange): Promise<void> {

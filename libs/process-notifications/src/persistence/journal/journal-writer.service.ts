@@ -97,7 +97,7 @@ export class JournalWriter implements OnModuleInit, OnModuleDestroy {
       transactions: new JournalTransactionRunner(dataSource, this.logger, this.durability),
       fencing: this.fencing,
       counters: new JournalCounters(dataSource),
-      hint: topology.choose({ oneNode: () => NO_COMMIT_HINT, sharedDatabase: () => new JournalCommitHint(dialect, leases.nodeId) }),
+      hint: topology.choose({ oneNode: () => NO_COMMIT_HINT, sharedDatabase: () => new JournalCommitHint(leases.nodeId) }),
       outage: this.outage,
       queue: { heard: () => this.queue.heard() },
       closedSessions: this.closedSessions,
