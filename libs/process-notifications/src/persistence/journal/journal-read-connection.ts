@@ -4,7 +4,7 @@ import { storeDialectOf } from '../dialects/store-dialects.js';
 import { ProcessNotificationsError } from '../../errors/process-notifications.error.js';
 import { JournalUnavailableError } from '../../errors/journal-unavailable.error.js';
 import type { JournalDurability } from '../durability/journal-durability.js';
-import type { SqliteConnection } from '../dialects/store-connection.js';
+import type { SqliteConnection, SqliteStatement } from '../dialects/store-connection.js';
 
 // The longest one event loop turn spends on reads back to back (see inTurn).
 const READ_TURN_MS = 5;
@@ -24,6 +24,9 @@ export class JournalReadConnection {
   // Reads waiting for their turn, run one at a time; whether a turn is scheduled or running.
   private readonly waiting: Array<{ run: () => Promise<void>; fail: (error: unknown) => void }> = [];
   private draining = false;
+  // The statement that takes a turn's snapshot, prepared once per connection: compiling it
+  // again for every turn cost more than running it.
+  private readonly probes = new WeakMap<SqliteConnection, SqliteStatement>();
 
   /**
    * @param durability a SQLite file's: each turn of reads runs in one read transaction whose
@@ -74,7 +77,7 @@ export class JournalReadConnection {
           this.endSnapshot(snapshot);
           snapshot.exec('BEGIN');
           // The first read of a transaction takes its snapshot: the commits synced so far.
-          snapshot.prepare(storeDialectOf(readSource!).probe).all();
+          this.probeOf(snapshot, readSource!).all();
         });
       } catch (error) {
         const failed = new JournalUnavailableError(error);
@@ -97,6 +100,12 @@ export class JournalReadConnection {
     } finally {
       if (snapshot) this.endSnapshot(snapshot);
     }
+  }
+
+  private probeOf(connection: SqliteConnection, source: DataSource): SqliteStatement {
+    let probe = this.probes.get(connection);
+    if (!probe) this.probes.set(connection, (probe = connection.prepare(storeDialectOf(source).probe)));
+    return probe;
   }
 
   private endSnapshot(connection: SqliteConnection): void {
