@@ -24,8 +24,7 @@ export class JournalReadConnection {
   // Reads waiting for their turn, run one at a time; whether a turn is scheduled or running.
   private readonly waiting: Array<{ run: () => Promise<void>; fail: (error: unknown) => void }> = [];
   private draining = false;
-  // The statement that takes a turn's snapshot, prepared once per connection: compiling it
-  // again for every turn cost more than running it.
+  // The statement that takes a turn's snapshot, prepared once per connection (not every turn).
   private readonly probes = new WeakMap<SqliteConnection, SqliteStatement>();
 
   /**
