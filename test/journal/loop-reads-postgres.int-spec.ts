@@ -46,26 +46,21 @@ describeOnPostgres('a loop’s reads on PostgreSQL', () => {
   const quiet = randomUUID();
   const notificationSequences: number[] = [];
 
-  // A manager whose SELECTs run under EXPLAIN ANALYZE too: their plans are kept, their rows
-  // returned. A statement with data-modifying CTEs (the counts' one statement) runs once, under
-  // EXPLAIN ANALYZE, which executes it; its rows are nobody's.
-  const explaining = (plans: PlanNode[]): EntityManager =>
+  // A manager whose SELECTs run under EXPLAIN ANALYZE too, on `on`: their plans are kept, their
+  // rows returned. A statement with data-modifying CTEs (the counts' one statement) runs once,
+  // under EXPLAIN ANALYZE, which executes it; its rows are nobody's.
+  const explaining = (plans: PlanNode[], on: Pick<EntityManager, 'query'> = dataSource): EntityManager =>
     ({
       query: async (sql: string, parameters: unknown[]) => {
-        if (/^\s*WITH/i.test(sql)) {
-          const [row] = (await dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, parameters)) as Array<{
+        const modifies = /^\s*WITH/i.test(sql);
+        if (modifies || /^\s*SELECT/i.test(sql)) {
+          const [row] = (await on.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, parameters)) as Array<{
             'QUERY PLAN': Array<{ Plan: PlanNode }>;
           }>;
           plans.push(row!['QUERY PLAN'][0]!.Plan);
-          return [];
+          if (modifies) return [];
         }
-        if (/^\s*SELECT/i.test(sql)) {
-          const [row] = (await dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, parameters)) as Array<{
-            'QUERY PLAN': Array<{ Plan: PlanNode }>;
-          }>;
-          plans.push(row!['QUERY PLAN'][0]!.Plan);
-        }
-        return dataSource.query(sql, parameters);
+        return on.query(sql, parameters);
       },
     }) as unknown as EntityManager;
 
@@ -141,14 +136,7 @@ describeOnPostgres('a loop’s reads on PostgreSQL', () => {
       createdAt: new Date().toISOString(),
     });
     await dataSource.transaction(async (manager) => {
-      const wrapped = explaining(plans);
-      await new JournalCounters(dataSource).apply(
-        {
-          query: (sql: string, parameters: unknown[]) =>
-            /^\s*(SELECT|WITH)/i.test(sql) ? wrapped.query(sql, parameters) : manager.query(sql, parameters),
-        } as unknown as EntityManager,
-        [consumed],
-      );
+      await new JournalCounters(dataSource).apply(explaining(plans, manager), [consumed]);
     });
     const [loop] = (await dataSource.query(`SELECT oldest_unconsumed_sequence FROM pn_loops WHERE loop_id = $1`, [busy])) as Array<{
       oldest_unconsumed_sequence: number;
