@@ -10,7 +10,7 @@ import {
 } from 'process-notifications-client';
 import { DataSource } from 'typeorm';
 import { markdownTable } from './markdown-table.js';
-import { startServerProcess, type ServerProcess } from './server-process.js';
+import { processCpuMs, startServerProcess, type ServerProcess } from './server-process.js';
 
 // Issue 37's scenario, as a user choosing between this and a job queue measures it: 4,000
 // completions from 64 concurrent senders through the typed client to 16 loops of one session, each
@@ -42,6 +42,11 @@ export interface LoopQueueResult {
   readonly lost: number;
   readonly twice: number;
   readonly errors: number;
+  /**
+   * The server process's CPU time (all its threads; not the database's on PostgreSQL) per
+   * completion over the measured run, in µs; undefined where it cannot be read.
+   */
+  readonly serverCpuUs?: number;
 }
 
 /** One database the scenario runs on. */
@@ -321,14 +326,19 @@ async function agentsScenario(
   });
 }
 
-// The measured run, after one unmeasured run on the same server (see WARMUP).
-async function warmedScenario(baseUrl: string, adminToken: string, agents?: AgentsOf): Promise<LoopQueueResult> {
+// The measured run, after one unmeasured run on the same server (see WARMUP), with the server's
+// CPU time per completion over it.
+async function warmedScenario(server: ServerProcess, adminToken: string, agents?: AgentsOf): Promise<LoopQueueResult> {
   const run = (count: number) =>
     agents
-      ? agentsScenario(baseUrl, adminToken, count, agents.follower, agents.layout ?? 'agents', agents.sends ?? 'notification')
-      : scenario(baseUrl, adminToken, count);
+      ? agentsScenario(server.url, adminToken, count, agents.follower, agents.layout ?? 'agents', agents.sends ?? 'notification')
+      : scenario(server.url, adminToken, count);
   if (WARMUP > 0) await run(WARMUP);
-  return run(NOTIFICATIONS);
+  const cpuBefore = processCpuMs(server.child.pid);
+  const result = await run(NOTIFICATIONS);
+  const cpuAfter = processCpuMs(server.child.pid);
+  if (cpuBefore === undefined || cpuAfter === undefined) return result;
+  return { ...result, serverCpuUs: ((cpuAfter - cpuBefore) * 1000) / NOTIFICATIONS };
 }
 
 /** Issue 46's scenario's choices: its followers, where its loops are, what each completion is. */
@@ -343,7 +353,7 @@ async function onSqliteFile(adminToken: string, agents?: AgentsOf): Promise<Loop
   const dir = mkdtempSync(join(tmpdir(), 'pn-loop-queue-'));
   const server = await startServer(`sqlite:${join(dir, 'journal.db')}`, adminToken);
   try {
-    return await warmedScenario(server.url, adminToken, agents);
+    return await warmedScenario(server, adminToken, agents);
   } finally {
     server.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -357,7 +367,7 @@ async function onPostgres(adminToken: string, agents?: AgentsOf): Promise<LoopQu
   const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   const server = await startServer(url, adminToken);
   try {
-    return await warmedScenario(server.url, adminToken, agents);
+    return await warmedScenario(server, adminToken, agents);
   } finally {
     server.child.kill('SIGKILL');
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -430,7 +440,19 @@ export function loopQueueRows(): LoopQueueRow[] {
 export function loopQueueTable(results: ReadonlyArray<{ row: LoopQueueRow; result: LoopQueueResult }>): string {
   const ms = (value: number) => value.toFixed(0);
   return markdownTable(
-    ['row', 'database', 'sends/s through the client', 'ack p50 ms', 'send → loop p50 ms', 'p99 ms', 'drain /s', 'lost', 'twice', 'errors'],
+    [
+      'row',
+      'database',
+      'sends/s through the client',
+      'ack p50 ms',
+      'send → loop p50 ms',
+      'p99 ms',
+      'drain /s',
+      'server CPU µs per completion',
+      'lost',
+      'twice',
+      'errors',
+    ],
     results.map(({ row, result }) => [
       row.id,
       row.database,
@@ -439,6 +461,7 @@ export function loopQueueTable(results: ReadonlyArray<{ row: LoopQueueRow; resul
       ms(result.givenP50Ms),
       ms(result.givenP99Ms),
       result.drainPerSecond.toFixed(0),
+      result.serverCpuUs === undefined ? 'n/a' : result.serverCpuUs.toFixed(0),
       String(result.lost),
       String(result.twice),
       String(result.errors),

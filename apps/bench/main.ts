@@ -131,7 +131,8 @@ async function main(): Promise<void> {
     ? await runRows<LoopQueueRow, LoopQueueResult>(
         loopQueueRows(),
         (r) =>
-          `${r.sendsPerSecond.toFixed(0)} sends/s, send → loop p50 ${r.givenP50Ms.toFixed(0)} ms, drain ${r.drainPerSecond.toFixed(0)}/s`,
+          `${r.sendsPerSecond.toFixed(0)} sends/s, send → loop p50 ${r.givenP50Ms.toFixed(0)} ms, drain ${r.drainPerSecond.toFixed(0)}/s` +
+          (r.serverCpuUs === undefined ? '' : `, server CPU ${r.serverCpuUs.toFixed(0)} µs per completion`),
         { count: LOOP_QUEUE_ROUNDS, score: (r) => r.drainPerSecond },
       )
     : [];

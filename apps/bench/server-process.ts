@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 const MAIN = new URL('../../src/main.js', import.meta.url).pathname;
 
@@ -38,4 +39,25 @@ export function startServerProcess(
     }
     child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
   });
+}
+
+// Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux ABI Node runs on).
+const USER_HZ = 100;
+
+/**
+ * The CPU time a process has used so far, all its threads (user and system), in ms, from Linux's
+ * `/proc/<pid>/stat` (10 ms resolution); undefined where there is no such file. What a server
+ * spends per item is steadier than its rate on a machine whose speed moves from minute to minute.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command's parenthesis (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
