@@ -145,7 +145,8 @@ describeOnPostgres('a loop’s reads on PostgreSQL', () => {
     const next = plans.find((plan) => JSON.stringify(plan).includes('pn_journal'));
     expect(next).toBeDefined();
     // RECORDS candidates, each read once and probed once for its consumed record, and the few
-    // rows of the statement's own (the session's and the loop's rows, the unnest of their values).
-    expect(rowsTouched(next!)).toBeLessThanOrEqual(RECORDS * 3 + 10);
+    // rows of the statement's own (the session's and the loop's rows, the unnest of their values);
+    // a scan of the session per candidate touches RECORDS times as many.
+    expect(rowsTouched(next!)).toBeLessThanOrEqual(RECORDS * 3 + 100);
   });
 });

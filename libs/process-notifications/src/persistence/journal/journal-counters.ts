@@ -89,6 +89,8 @@ export class JournalCounters {
     if (this.batchedSql) return this.applyAtOnce(manager, sessions, [...loops.values()], notice);
     for (const [sessionId, lastSequence] of sessions) await manager.query(this.sessionSql, [lastSequence, sessionId, lastSequence]);
     for (const change of loops.values()) await this.applyToLoop(manager, change);
+    // No store takes this path with a hint today (SQLite is one node: NO_COMMIT_HINT); a shared
+    // store without the one statement still sends it, never drops it.
     if (notice) await this.dialect.notify(manager, notice.channel, notice.payload);
   }
 
