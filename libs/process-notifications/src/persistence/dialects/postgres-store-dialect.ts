@@ -40,6 +40,10 @@ export class PostgresStoreDialect implements StoreDialect {
     return { one, many };
   }
 
+  unindexed(column: string): string {
+    return column;
+  }
+
   probeJoin(table: string, alias: string, on: string): string {
     return `LEFT JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${on} LIMIT 1) ${alias} ON true`;
   }

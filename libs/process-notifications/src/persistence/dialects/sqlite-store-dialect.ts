@@ -29,6 +29,10 @@ export class SqliteStoreDialect implements StoreDialect {
     return Number(result);
   }
 
+  unindexed(column: string): string {
+    return `+${column}`;
+  }
+
   probeJoin(table: string, alias: string, on: string): string {
     return `LEFT JOIN ${table} ${alias} ON ${on}`;
   }

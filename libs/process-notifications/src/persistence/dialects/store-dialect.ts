@@ -65,6 +65,11 @@ export interface StoreDialect {
    * subquery with LIMIT 1; on SQLite, which probes with every term already, a plain LEFT JOIN).
    */
   probeJoin(table: string, alias: string, on: string): string;
+  /**
+   * `column` in a WHERE term that must not choose an index of it (SQLite: `+column`, which keeps
+   * the term and leaves the planner the table's own order; PostgreSQL: the column as it is).
+   */
+  unindexed(column: string): string;
   /** The text of `key` of a JSON text column (null when absent or the column is not JSON). */
   jsonText(column: string, key: string): string;
   /** The in-process connection hot statements may run on directly (SQLite); undefined otherwise. */
