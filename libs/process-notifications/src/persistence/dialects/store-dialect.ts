@@ -66,8 +66,9 @@ export interface StoreDialect {
    */
   probeJoin(table: string, alias: string, on: string): string;
   /**
-   * `column` in a WHERE term that must not choose an index of it (SQLite: `+column`, which keeps
-   * the term and leaves the planner the table's own order; PostgreSQL: the column as it is).
+   * `column` in a WHERE term that must not choose an index of it (SQLite: `+column`, which leaves
+   * the planner the table's own order and compares as the column does for text values, not for
+   * numbers: it drops the column's affinity; PostgreSQL: the column as it is).
    */
   unindexed(column: string): string;
   /** The text of `key` of a JSON text column (null when absent or the column is not JSON). */
