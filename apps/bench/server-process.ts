@@ -47,7 +47,7 @@ const USER_HZ = 100;
 /**
  * The CPU time a process has used so far, all its threads (user and system), in ms, from Linux's
  * `/proc/<pid>/stat` (10 ms resolution); undefined where there is no such file. What a server
- * spends per item is steadier than its rate on a machine whose speed moves from minute to minute.
+ * spends per item is a second figure for an A/B beside its rate; it moves with the machine too.
  */
 export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
