@@ -20,9 +20,10 @@ async function journalIndexes(databaseUrl: string): Promise<string[]> {
   }
 }
 
-// A journal written before the consumed-records index existed keeps working after the upgrade:
-// restore still leaves consumed notifications out, and a late retry of one is still a duplicate.
-async function upgradeKeepsConsumption(databaseUrl: string): Promise<void> {
+// A journal written before a migration that changes how consumed records are found keeps working
+// after the upgrade: restore still leaves consumed notifications out, and a late retry of one is
+// still a duplicate. `before` is what the journal's indexes were before that migration.
+async function upgradeKeepsConsumption(databaseUrl: string, migration: string, before: (indexes: string[]) => void): Promise<void> {
   let app = await createTestApp({ databaseUrl });
   const service: ProcessNotificationsService = app.service;
   const { sessionId } = await service.openSession();
@@ -32,14 +33,18 @@ async function upgradeKeepsConsumption(databaseUrl: string): Promise<void> {
   await service.consume(sessionId, loopId, sent[1]!.command_id as string);
   await app.close();
 
-  await revertThrough(databaseUrl, 'ConsumedIndex1764900000000');
-  expect(await journalIndexes(databaseUrl)).toEqual(['ix_pn_journal_cause']);
+  await revertThrough(databaseUrl, migration);
+  before(await journalIndexes(databaseUrl));
 
   app = await createTestApp({ databaseUrl });
   try {
-    expect(await journalIndexes(databaseUrl)).toContain('ix_pn_journal_consumed');
-    expect(await journalIndexes(databaseUrl)).not.toContain('ix_pn_journal_cause');
-    expect(await journalIndexes(databaseUrl)).toContain('ix_pn_journal_session_sequence');
+    // Consumed records are found by their own id (the unique index): neither index by cause is left.
+    expect(await journalIndexes(databaseUrl)).toEqual([
+      'ix_pn_journal_command',
+      'ix_pn_journal_loop_notifications',
+      'ix_pn_journal_loop_sequence',
+      'ix_pn_journal_session_sequence',
+    ]);
     const pending = await app.service.pendingNotifications(sessionId, loopId);
     expect(pending.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     await expect(app.service.notifyProcessCompletion(sessionId, { ...sent[1] })).resolves.toMatchObject({
@@ -55,17 +60,24 @@ async function upgradeKeepsConsumption(databaseUrl: string): Promise<void> {
   }
 }
 
-describe('the consumed-records index migration', () => {
+// Before 1764900000000 every record had an entry by cause; from it to 1765500000000 consumed
+// records only; after, none (the unique index finds a consumed record by its id).
+const MIGRATIONS: Array<[string, string, (indexes: string[]) => void]> = [
+  ['the consumed-records index migration', 'ConsumedIndex1764900000000', (indexes) => expect(indexes).toEqual(['ix_pn_journal_cause'])],
+  ['the consumed-by-id migration', 'ConsumedById1765500000000', (indexes) => expect(indexes).toContain('ix_pn_journal_consumed')],
+];
+
+describe.each(MIGRATIONS)('%s', (_title, migration, before) => {
   it('upgrades a SQLite journal written without it, and reverts', async () => {
     const dir = tempDir();
     try {
-      await upgradeKeepsConsumption(`sqlite:${dir.file('journal.db')}`);
+      await upgradeKeepsConsumption(`sqlite:${dir.file('journal.db')}`, migration, before);
     } finally {
       dir.remove();
     }
   });
 
   it('upgrades a PostgreSQL journal written without it, and reverts', async () => {
-    await inFreshSchema(upgradeKeepsConsumption);
+    await inFreshSchema((databaseUrl) => upgradeKeepsConsumption(databaseUrl, migration, before));
   });
 });

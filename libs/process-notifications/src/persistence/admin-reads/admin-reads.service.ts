@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { PN_CONNECTION } from '../../constants.js';
-import { CONSUMED_KIND } from '../journal/journal-record.entity.js';
+import { consumedRecordOf } from '../journal/consumed-record.js';
 import { JournalWriter } from '../journal/journal-writer.service.js';
 import { managerOf } from '../transaction/store-transaction.js';
 import { PostgresNodeStatements } from '../dialects/postgres-node-statements.js';
@@ -158,7 +158,7 @@ export class AdminReads {
       `SELECT j.session_id, j.loop_id, l.state AS loop_state, j.sequence, j.payload, j.created_at, c.sequence AS consumed_sequence
       FROM pn_journal j
       LEFT JOIN pn_loops l ON l.session_id = j.session_id AND l.loop_id = j.loop_id
-      LEFT JOIN pn_journal c ON c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'
+      LEFT JOIN pn_journal c ON ${consumedRecordOf('c', 'j')}
       WHERE j.idempotency_id = ${this.p(0)} AND j.kind = 'process_notification'
       ORDER BY j.sequence`,
       [commandId],

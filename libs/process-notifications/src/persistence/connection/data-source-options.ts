@@ -15,6 +15,7 @@ import { SessionClosing1765200000000 } from '../migrations/1765200000000-session
 import { Refusals1765200000700 } from '../migrations/1765200000700-refusals.migration.js';
 import { LoopSequenceIndex1765300000000 } from '../migrations/1765300000000-loop-sequence-index.migration.js';
 import { OutcomeSignal1765400000000 } from '../migrations/1765400000000-outcome-signal.migration.js';
+import { ConsumedById1765500000000 } from '../migrations/1765500000000-consumed-by-id.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -31,6 +32,7 @@ export const PN_MIGRATIONS = [
   Refusals1765200000700,
   LoopSequenceIndex1765300000000,
   OutcomeSignal1765400000000,
+  ConsumedById1765500000000,
 ];
 
 /**

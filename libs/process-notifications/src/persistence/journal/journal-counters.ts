@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
+import { consumedRecordOf } from './consumed-record.js';
 import type { JournalRecordEntity } from './journal-record.entity.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import type { StoreDialect } from '../dialects/store-dialect.js';
@@ -47,7 +48,7 @@ export class JournalCounters {
       oldest_unconsumed_sequence = COALESCE(oldest_unconsumed_sequence, ${p(1)}),
       oldest_unconsumed_at = COALESCE(oldest_unconsumed_at, ${p(2)}) WHERE session_id = ${p(3)} AND loop_id = ${p(4)}`;
     this.oldestSql = `SELECT oldest_unconsumed_sequence FROM pn_loops WHERE session_id = ${p(0)} AND loop_id = ${p(1)}`;
-    const consumed = `c.session_id = j.session_id AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`;
+    const consumed = consumedRecordOf('c', 'j');
     // One index probe per candidate for its consumed record (probeJoin): on PostgreSQL a NOT
     // EXISTS became an anti join probing on session_id alone, a scan of the session's consumed
     // records per candidate (loop-reads-postgres spec).

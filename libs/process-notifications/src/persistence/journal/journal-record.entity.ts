@@ -1,14 +1,12 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { JournalKind } from '../../vocabulary/process-vocabulary.js';
 
-/** Kind of the record that marks a notification consumed (its index below is partial on it). */
+/** Kind of the record that marks a notification consumed (found by its id, `consumedIdOf`). */
 export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKind;
 
 /** One append-only journal record. The sequence totally orders the journal. */
 @Entity({ name: 'pn_journal' })
 @Index('uq_pn_journal_idempotency', ['sessionId', 'idempotencyId'], { unique: true })
-// Consumed records only, by the notification they consume (migration 1764900000000).
-@Index('ix_pn_journal_consumed', ['sessionId', 'causeCommandId'], { where: `kind = '${CONSUMED_KIND}'` })
 // A session's records in order: journal pages and event streams (migration 1765100000500).
 @Index('ix_pn_journal_session_sequence', ['sessionId', 'sequence'])
 // One loop's records in order: its event stream (migration 1765300000000).

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CONSUMED_KIND } from './journal-record.entity.js';
+import { consumedRecordOf } from './consumed-record.js';
 import { LIFECYCLE_KINDS, type JournalKind } from '../../vocabulary/process-vocabulary.js';
 import { JournalRecordEntity } from './journal-record.entity.js';
 import type { SqliteConnection, SqliteStatement } from '../dialects/store-connection.js';
@@ -38,10 +39,7 @@ export interface LoopStopRow {
   readonly pending: readonly string[];
 }
 
-const consumedExists = (alias: string) => `EXISTS (
-    SELECT 1 FROM pn_journal c
-    WHERE c.session_id = ${alias}.session_id AND c.cause_command_id = ${alias}.idempotency_id AND c.kind = '${CONSUMED_KIND}'
-  )`;
+const consumedExists = (alias: string) => `EXISTS (SELECT 1 FROM pn_journal c WHERE ${consumedRecordOf('c', alias)})`;
 
 /**
  * The journal table's SQL and row mapping, for the journal writer, restore, retention and the
@@ -148,7 +146,7 @@ export class JournalRows {
 
   /**
    * Calls `visit` for every journaled notification without a consumed record, in journal order
-   * (uses ix_pn_journal_consumed): all sessions', or one session's. On SQLite the rows are streamed
+   * (each one probe of the unique index for its consumed record): all sessions', or one session's. On SQLite the rows are streamed
    * from the statement, never gathered in one array (whose garbage collection cost restore
    * about a quarter of its time with a million records).
    */

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { CONSUMED_KIND } from '../journal/journal-record.entity.js';
+import { consumedRecordOf } from '../journal/consumed-record.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
 import type { StoreDialect } from '../dialects/store-dialect.js';
 import { OUTCOME_KINDS } from '../../vocabulary/process-vocabulary.js';
@@ -98,8 +98,7 @@ export class LoopStreamRows {
       ${dialect.probeJoin(
         'pn_journal',
         'c',
-        `j.kind = 'process_notification' AND c.session_id = j.session_id
-        AND c.cause_command_id = j.idempotency_id AND c.kind = '${CONSUMED_KIND}'`,
+        `j.kind = 'process_notification' AND ${consumedRecordOf('c', 'j')}`,
       )}`;
     const select = this.select('pn_journal');
     this.pageSql = `${select}
