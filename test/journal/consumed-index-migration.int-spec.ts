@@ -20,6 +20,18 @@ async function journalIndexes(databaseUrl: string): Promise<string[]> {
   }
 }
 
+// Copies a journaled record under its own id and session: the unique index must refuse it.
+async function copyRecord(databaseUrl: string, idempotencyId: string): Promise<void> {
+  const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
+  const columns = 'session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at';
+  try {
+    // A test's own UUID, inlined: placeholders differ between the two databases.
+    await dataSource.query(`INSERT INTO pn_journal (${columns}) SELECT ${columns} FROM pn_journal WHERE idempotency_id = '${idempotencyId}'`);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 // A journal written before a migration that changes how consumed records are found keeps working
 // after the upgrade: restore still leaves consumed notifications out, and a late retry of one is
 // still a duplicate. `before` is what the journal's indexes were before that migration.
@@ -38,13 +50,15 @@ async function upgradeKeepsConsumption(databaseUrl: string, migration: string, b
 
   app = await createTestApp({ databaseUrl });
   try {
-    // Consumed records are found by their own id (the unique index): neither index by cause is left.
+    // Consumed records are found by their own id, command ids in every session by theirs (the
+    // unique index): neither index by cause is left, nor the command ids' own.
     expect(await journalIndexes(databaseUrl)).toEqual([
-      'ix_pn_journal_command',
       'ix_pn_journal_loop_notifications',
       'ix_pn_journal_loop_sequence',
       'ix_pn_journal_session_sequence',
     ]);
+    // An id is still unique within its session.
+    await expect(copyRecord(databaseUrl, sent[2]!.command_id as string)).rejects.toThrow(/unique/i);
     const pending = await app.service.pendingNotifications(sessionId, loopId);
     expect(pending.map((p) => p.commandId)).toEqual([sent[0]!.command_id, sent[2]!.command_id]);
     await expect(app.service.notifyProcessCompletion(sessionId, { ...sent[1] })).resolves.toMatchObject({
@@ -65,6 +79,7 @@ async function upgradeKeepsConsumption(databaseUrl: string, migration: string, b
 const MIGRATIONS: Array<[string, string, (indexes: string[]) => void]> = [
   ['the consumed-records index migration', 'ConsumedIndex1764900000000', (indexes) => expect(indexes).toEqual(['ix_pn_journal_cause'])],
   ['the consumed-by-id migration', 'ConsumedById1765500000000', (indexes) => expect(indexes).toContain('ix_pn_journal_consumed')],
+  ['the unique-id-first migration', 'UniqueIdFirst1765500000500', (indexes) => expect(indexes).toContain('ix_pn_journal_command')],
 ];
 
 describe.each(MIGRATIONS)('%s', (_title, migration, before) => {

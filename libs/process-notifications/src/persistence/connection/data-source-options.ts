@@ -16,6 +16,7 @@ import { Refusals1765200000700 } from '../migrations/1765200000700-refusals.migr
 import { LoopSequenceIndex1765300000000 } from '../migrations/1765300000000-loop-sequence-index.migration.js';
 import { OutcomeSignal1765400000000 } from '../migrations/1765400000000-outcome-signal.migration.js';
 import { ConsumedById1765500000000 } from '../migrations/1765500000000-consumed-by-id.migration.js';
+import { UniqueIdFirst1765500000500 } from '../migrations/1765500000500-unique-id-first.migration.js';
 
 /** The default database: an embedded SQLite file. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/process-notifications.db';
@@ -33,6 +34,7 @@ export const PN_MIGRATIONS = [
   LoopSequenceIndex1765300000000,
   OutcomeSignal1765400000000,
   ConsumedById1765500000000,
+  UniqueIdFirst1765500000500,
 ];
 
 /**

@@ -11,7 +11,7 @@ export function consumedIdOf(commandId: string): string {
 
 /**
  * SQL: the record aliased `consumed` is the consumed record of the notification aliased
- * `notification`. One probe of the journal's unique index (session, idempotency id), by the id
+ * `notification`. One probe of the journal's unique index (idempotency id, session), by the id
  * {@link consumedIdOf} gives it: no index of its own is needed (each would be one more random
  * page written per consume, migration 1765500000000).
  */

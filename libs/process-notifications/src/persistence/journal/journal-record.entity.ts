@@ -6,7 +6,8 @@ export const CONSUMED_KIND = 'process_notification_consumed' satisfies JournalKi
 
 /** One append-only journal record. The sequence totally orders the journal. */
 @Entity({ name: 'pn_journal' })
-@Index('uq_pn_journal_idempotency', ['sessionId', 'idempotencyId'], { unique: true })
+// An id once per session; its id first, so it also finds a command id in every session (migration 1765500000500).
+@Index('uq_pn_journal_idempotency', ['idempotencyId', 'sessionId'], { unique: true })
 // A session's records in order: journal pages and event streams (migration 1765100000500).
 @Index('ix_pn_journal_session_sequence', ['sessionId', 'sequence'])
 // One loop's records in order: its event stream (migration 1765300000000).
