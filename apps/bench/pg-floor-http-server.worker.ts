@@ -36,9 +36,7 @@ const SCHEMA = `
     cause_command_id varchar(36),
     created_at varchar(32) NOT NULL
   );
-  CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id);
-  CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed';
-  CREATE INDEX ix_pn_journal_command ON pn_journal (idempotency_id) WHERE kind = 'process_notification';
+  CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (idempotency_id, session_id);
   CREATE INDEX ix_pn_journal_loop_notifications ON pn_journal (session_id, loop_id, sequence) WHERE kind = 'process_notification';
   CREATE INDEX ix_pn_journal_loop_sequence ON pn_journal (session_id, loop_id, sequence);
   CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence);

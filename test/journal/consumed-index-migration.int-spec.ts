@@ -26,7 +26,9 @@ async function copyRecord(databaseUrl: string, idempotencyId: string): Promise<v
   const columns = 'session_id, loop_id, kind, idempotency_id, fingerprint, payload, cause_command_id, created_at';
   try {
     // A test's own UUID, inlined: placeholders differ between the two databases.
-    await dataSource.query(`INSERT INTO pn_journal (${columns}) SELECT ${columns} FROM pn_journal WHERE idempotency_id = '${idempotencyId}'`);
+    await dataSource.query(
+      `INSERT INTO pn_journal (${columns}) SELECT ${columns} FROM pn_journal WHERE idempotency_id = '${idempotencyId}'`,
+    );
   } finally {
     await dataSource.destroy();
   }

@@ -69,7 +69,10 @@ describe('the retry of a notification consumed already', () => {
       for (const { sql, plan } of reads) {
         const lines = plan.join('\n');
         // Every read of the journal is a search on the session and the record's id.
-        expect({ sql, plan: lines }).toEqual({ sql, plan: expect.stringMatching(/SEARCH .* USING INDEX uq_pn_journal_idempotency \(idempotency_id=\? AND session_id=\?\)/) });
+        expect({ sql, plan: lines }).toEqual({
+          sql,
+          plan: expect.stringMatching(/SEARCH .* USING INDEX uq_pn_journal_idempotency \(idempotency_id=\? AND session_id=\?\)/),
+        });
         expect({ sql, plan: lines }).not.toEqual({ sql, plan: expect.stringMatching(/\bSCAN\b/) });
       }
     } finally {

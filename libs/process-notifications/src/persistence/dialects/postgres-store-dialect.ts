@@ -7,6 +7,9 @@ import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js'
 const MIGRATIONS_LOCK_KEY = "hashtext('nestjs-process-notifications:migrations:' || current_schema())";
 
 /** PostgreSQL through node-postgres: several nodes, a pool, statements on the server. */
+
+// The longest timer Node keeps (about 24.8 days): node-postgres reads 0 as "the connection's own".
+const UNBOUNDED_MS = 2 ** 31 - 1;
 export class PostgresStoreDialect implements StoreDialect {
   readonly name = 'PostgreSQL';
   readonly shared = true;
@@ -129,6 +132,22 @@ export class PostgresStoreDialect implements StoreDialect {
   // A sequence's numbers are never given back on PostgreSQL: a gap stays (records are read in order, never counted).
   async takeBackAppend(manager: EntityManager, sequence: number): Promise<void> {
     await manager.query('DELETE FROM pn_journal WHERE sequence = $1', [sequence]);
+  }
+
+  // The server's bound is lifted around the statement and put back after it (for the
+  // transaction, or the session outside one); the client's is the statement's own
+  // (node-postgres takes a per-query `query_timeout`).
+  async unboundedStatement(runner: QueryRunner, sql: string): Promise<void> {
+    const client = (await runner.connect()) as { query(config: { text: string; query_timeout: number }): Promise<unknown> };
+    const scope = runner.isTransactionActive ? 'LOCAL ' : '';
+    const [{ statement_timeout: bound }] = (await runner.query('SHOW statement_timeout')) as [{ statement_timeout: string }];
+    await runner.query(`SET ${scope}statement_timeout = 0`);
+    try {
+      await client.query({ text: sql, query_timeout: UNBOUNDED_MS });
+    } finally {
+      // In a failed transaction this fails too, and the rollback restores the bound.
+      await runner.query(`SET ${scope}statement_timeout = '${bound.replace(/'/g, "''")}'`).catch(() => undefined);
+    }
   }
 
   release(runner: QueryRunner): void {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
+import type { DataSource, DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
 import type { SqliteConnection } from './store-connection.js';
 import { SqliteFileLock, type SqliteLockDriver } from './sqlite-file-lock.js';
 import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
@@ -58,6 +58,11 @@ export class SqliteStoreDialect implements StoreDialect {
 
   underMigrationsLock<T>(_dataSource: DataSource, _wait: () => Promise<void>, work: () => Promise<T>): Promise<T> {
     return work();
+  }
+
+  // Statements run in this thread, bounded by nothing but themselves.
+  async unboundedStatement(runner: QueryRunner, sql: string): Promise<void> {
+    await runner.query(sql);
   }
 
   batchedCounts(): undefined {

@@ -124,6 +124,13 @@ export interface StoreDialect {
    * health probe's), leaving no gap in the sequence where the database allows it.
    */
   takeBackAppend(manager: EntityManager, sequence: number): Promise<void>;
+  /**
+   * Runs a statement that may outlast the connection's bounds on one statement (a migration's
+   * index build over the whole journal), on `runner` and in its transaction: on PostgreSQL
+   * without the server's `statement_timeout` or the client's `query_timeout` for this statement
+   * alone (they would cancel it, and the upgrade with it, at every start); on SQLite as any.
+   */
+  unboundedStatement(runner: QueryRunner, sql: string): Promise<void>;
   /** Gives a transaction's connection back after it ended well (a pooled one to its pool). */
   release(runner: QueryRunner): void;
   /** Gives up a connection that failed or stalled mid-query for good (SQLite's one connection stays). */

@@ -12,12 +12,13 @@ export function consumedIdOf(commandId: string): string {
 /**
  * SQL: the record aliased `consumed` is the consumed record of the notification aliased
  * `notification`. One probe of the journal's unique index (idempotency id, session), by the id
- * {@link consumedIdOf} gives it: no index of its own is needed (each would be one more random
- * page written per consume, migration 1765500000000).
+ * {@link consumedIdOf} gives it, read from the index alone: no index of its own is needed (each
+ * would be one more random page written per consume, migration 1765500000000), nor its kind (only
+ * consumed records have such an id: every other record's is a UUID or `stopped:<loop id>`).
  */
 export function consumedRecordOf(consumed: string, notification: string): string {
   return `${consumed}.session_id = ${notification}.session_id
-    AND ${consumed}.idempotency_id = ('${CONSUMED_ID_PREFIX}' || ${notification}.idempotency_id) AND ${consumed}.kind = '${CONSUMED_KIND}'`;
+    AND ${consumed}.idempotency_id = ('${CONSUMED_ID_PREFIX}' || ${notification}.idempotency_id)`;
 }
 
 /**

@@ -95,11 +95,7 @@ export class LoopStreamRows {
         `j.kind IN (${OUTCOME_LIST}) AND n.session_id = j.session_id
         AND n.idempotency_id = o.command_id AND n.kind = 'process_notification'`,
       )}
-      ${dialect.probeJoin(
-        'pn_journal',
-        'c',
-        `j.kind = 'process_notification' AND ${consumedRecordOf('c', 'j')}`,
-      )}`;
+      ${dialect.probeJoin('pn_journal', 'c', `j.kind = 'process_notification' AND ${consumedRecordOf('c', 'j')}`)}`;
     const select = this.select('pn_journal');
     this.pageSql = `${select}
       WHERE j.session_id = ${p(0)} AND j.loop_id = ${p(1)} AND j.sequence > ${p(2)}
