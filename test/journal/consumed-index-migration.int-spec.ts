@@ -5,16 +5,18 @@ import { revertThrough } from '../support/migrations.js';
 import { inFreshSchema } from '../support/postgres.js';
 import { createTestApp, notification } from '../support/test-app.js';
 
-// The journal's secondary indexes, by name, as the database has them.
+// The journal's indexes as the database has them: the secondary ones by name, the unique one by
+// name and columns in order (`uq_pn_journal_idempotency(idempotency_id,session_id)`).
 async function journalIndexes(databaseUrl: string): Promise<string[]> {
   const dataSource = await new DataSource({ ...dataSourceOptionsFromUrl(databaseUrl), migrationsRun: false }).initialize();
   try {
     const rows = (await dataSource.query(
       dataSource.options.type === 'postgres'
-        ? "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'pn_journal' AND indexname LIKE 'ix_%'"
-        : "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'pn_journal' AND name LIKE 'ix_%'",
-    )) as Array<{ name: string }>;
-    return rows.map((row) => row.name).sort();
+        ? "SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'pn_journal' AND (indexname LIKE 'ix_%' OR indexname LIKE 'uq_%')"
+        : "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'pn_journal' AND (name LIKE 'ix_%' OR name LIKE 'uq_%')",
+    )) as Array<{ name: string; sql: string }>;
+    const columnsOf = (sql: string) => /\(([^()]*)\)\s*$/.exec(sql)![1]!.replace(/["\s]/g, '');
+    return rows.map(({ name, sql }) => (name.startsWith('uq_') ? `${name}(${columnsOf(sql)})` : name)).sort();
   } finally {
     await dataSource.destroy();
   }
@@ -58,6 +60,7 @@ async function upgradeKeepsConsumption(databaseUrl: string, migration: string, b
       'ix_pn_journal_loop_notifications',
       'ix_pn_journal_loop_sequence',
       'ix_pn_journal_session_sequence',
+      'uq_pn_journal_idempotency(idempotency_id,session_id)',
     ]);
     // An id is still unique within its session.
     await expect(copyRecord(databaseUrl, sent[2]!.command_id as string)).rejects.toThrow(/unique/i);
@@ -79,9 +82,22 @@ async function upgradeKeepsConsumption(databaseUrl: string, migration: string, b
 // Before 1764900000000 every record had an entry by cause; from it to 1765500000000 consumed
 // records only; after, none (the unique index finds a consumed record by its id).
 const MIGRATIONS: Array<[string, string, (indexes: string[]) => void]> = [
-  ['the consumed-records index migration', 'ConsumedIndex1764900000000', (indexes) => expect(indexes).toEqual(['ix_pn_journal_cause'])],
-  ['the consumed-by-id migration', 'ConsumedById1765500000000', (indexes) => expect(indexes).toContain('ix_pn_journal_consumed')],
-  ['the unique-id-first migration', 'UniqueIdFirst1765500000500', (indexes) => expect(indexes).toContain('ix_pn_journal_command')],
+  [
+    'the consumed-records index migration',
+    'ConsumedIndex1764900000000',
+    (indexes) => expect(indexes).toEqual(['ix_pn_journal_cause', 'uq_pn_journal_idempotency(session_id,idempotency_id)']),
+  ],
+  [
+    'the consumed-by-id migration',
+    'ConsumedById1765500000000',
+    (indexes) => expect(indexes).toEqual(expect.arrayContaining(['ix_pn_journal_consumed', 'ix_pn_journal_command'])),
+  ],
+  [
+    'the unique-id-first migration',
+    'UniqueIdFirst1765500000500',
+    (indexes) =>
+      expect(indexes).toEqual(expect.arrayContaining(['ix_pn_journal_command', 'uq_pn_journal_idempotency(session_id,idempotency_id)'])),
+  ],
 ];
 
 describe.each(MIGRATIONS)('%s', (_title, migration, before) => {
