@@ -1,5 +1,5 @@
 import type { DataSource, DataSourceOptions, EntityManager, QueryRunner } from 'typeorm';
-import { discardPostgresConnection, type SqliteConnection } from './store-connection.js';
+import { discardPostgresConnection, queryWithoutClientTimeout, type SqliteConnection } from './store-connection.js';
 import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js';
 
 // One advisory lock key for "the schema migrations of this schema": a constant namespace and
@@ -7,9 +7,6 @@ import type { StoreDialect, StoreOwnership, StoreWal } from './store-dialect.js'
 const MIGRATIONS_LOCK_KEY = "hashtext('nestjs-process-notifications:migrations:' || current_schema())";
 
 /** PostgreSQL through node-postgres: several nodes, a pool, statements on the server. */
-
-// The longest timer Node keeps (about 24.8 days): node-postgres reads 0 as "the connection's own".
-const UNBOUNDED_MS = 2 ** 31 - 1;
 export class PostgresStoreDialect implements StoreDialect {
   readonly name = 'PostgreSQL';
   readonly shared = true;
@@ -138,12 +135,11 @@ export class PostgresStoreDialect implements StoreDialect {
   // transaction, or the session outside one); the client's is the statement's own
   // (node-postgres takes a per-query `query_timeout`).
   async unboundedStatement(runner: QueryRunner, sql: string): Promise<void> {
-    const client = (await runner.connect()) as { query(config: { text: string; query_timeout: number }): Promise<unknown> };
     const scope = runner.isTransactionActive ? 'LOCAL ' : '';
     const [{ statement_timeout: bound }] = (await runner.query('SHOW statement_timeout')) as [{ statement_timeout: string }];
     await runner.query(`SET ${scope}statement_timeout = 0`);
     try {
-      await client.query({ text: sql, query_timeout: UNBOUNDED_MS });
+      await queryWithoutClientTimeout(runner, sql);
     } finally {
       // In a failed transaction this fails too, and the rollback restores the bound.
       await runner.query(`SET ${scope}statement_timeout = '${bound.replace(/'/g, "''")}'`).catch(() => undefined);

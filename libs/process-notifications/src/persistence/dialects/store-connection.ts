@@ -16,7 +16,9 @@ import type { DataSource, QueryRunner } from 'typeorm';
  * once on release and never hands it out again. `end()` alone is a goodbye that waits for the
  * server to close the socket, which a stalled (or partitioned) server never does; so the socket
  * (`client.connection.stream`, public in node-postgres' typings) is destroyed too. Nothing in
- * the discard waits for the server's answer.
+ * the discard waits for the server's answer. And a migration's index build over a large journal
+ * outlasts the client's per-query timeout, so it is sent on the same client with a timeout of its
+ * own (`queryWithoutClientTimeout`).
  */
 
 /**
@@ -42,6 +44,20 @@ export interface SqliteStatement {
 interface PostgresClient {
   end(): Promise<void>;
   readonly connection: { readonly stream: { destroy(): void } };
+  query(config: { text: string; query_timeout: number }): Promise<unknown>;
+}
+
+// The longest timer Node keeps (about 24.8 days): node-postgres reads 0 as "the connection's own".
+const UNBOUNDED_MS = 2 ** 31 - 1;
+
+/**
+ * Sends `sql` on the runner's node-postgres client without the client's `query_timeout` (its own
+ * per-query setting, public in node-postgres), for a statement meant to outlast it (a migration's
+ * index build). The server's `statement_timeout` is the caller's to lift.
+ */
+export async function queryWithoutClientTimeout(runner: QueryRunner, sql: string): Promise<void> {
+  const client = (await runner.connect()) as PostgresClient;
+  await client.query({ text: sql, query_timeout: UNBOUNDED_MS });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 /**
  * The index that finds a notification's consumed record now holds consumed records only. It held
@@ -11,14 +12,19 @@ export class ConsumedIndex1764900000000 implements MigrationInterface {
   name = 'ConsumedIndex1764900000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
+    // Over the whole journal: a large one outlasts a statement's bound on PostgreSQL.
+    await storeDialectOf(queryRunner.connection).unboundedStatement(
+      queryRunner,
       "CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed'",
     );
     await queryRunner.query('DROP INDEX ix_pn_journal_cause');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('CREATE INDEX ix_pn_journal_cause ON pn_journal (session_id, cause_command_id)');
+    await storeDialectOf(queryRunner.connection).unboundedStatement(
+      queryRunner,
+      'CREATE INDEX ix_pn_journal_cause ON pn_journal (session_id, cause_command_id)',
+    );
     await queryRunner.query('DROP INDEX ix_pn_journal_consumed');
   }
 }

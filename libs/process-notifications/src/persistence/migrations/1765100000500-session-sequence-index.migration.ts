@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { storeDialectOf } from '../dialects/store-dialects.js';
 
 /**
  * The index that serves a session's journal pages (`journal?after=`) and event streams: the
@@ -9,7 +10,11 @@ export class SessionSequenceIndex1765100000500 implements MigrationInterface {
   name = 'SessionSequenceIndex1765100000500';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence)');
+    // Over the whole journal: a large one outlasts a statement's bound on PostgreSQL.
+    await storeDialectOf(queryRunner.connection).unboundedStatement(
+      queryRunner,
+      'CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence)',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
