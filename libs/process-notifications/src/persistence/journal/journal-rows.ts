@@ -146,9 +146,9 @@ export class JournalRows {
 
   /**
    * Calls `visit` for every journaled notification without a consumed record, in journal order
-   * (each one probe of the unique index for its consumed record): all sessions', or one session's. On SQLite the rows are streamed
-   * from the statement, never gathered in one array (whose garbage collection cost restore
-   * about a quarter of its time with a million records).
+   * (each one probe of the unique index for its consumed record): all sessions', or one
+   * session's. On SQLite the rows are streamed from the statement, never gathered in one array
+   * (whose garbage collection cost restore about a quarter of its time with a million records).
    */
   async forEachPending(manager: EntityManager, sessionId: string | undefined, visit: (row: PendingRow) => void): Promise<void> {
     // session_id and loop_id are in the payload too: reading them again would only cost strings.
