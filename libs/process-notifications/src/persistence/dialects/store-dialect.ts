@@ -43,7 +43,8 @@ export interface StoreDialect {
   /**
    * Statements are round trips to a server, each answer read in a turn of this process's event
    * loop (PostgreSQL): an append inserts first (one round trip for a new id, not two) and a
-   * batch's consecutive appends go in one statement. False where statements run in this thread.
+   * batch's consecutive appends go in one statement. False where statements run in this thread
+   * (there an append's INSERT goes first too, its unique-index conflict caught).
    */
   readonly insertsFirst: boolean;
   /**

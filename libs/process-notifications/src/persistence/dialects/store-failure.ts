@@ -36,3 +36,13 @@ export function isServerError(error: unknown): boolean {
   const driverError = driverErrorOf(error) as { code?: unknown; severity?: unknown } | undefined;
   return typeof driverError?.code === 'string' && driverError.severity === 'ERROR';
 }
+
+/**
+ * True when a statement failed on a unique index (SQLite's `SQLITE_CONSTRAINT_UNIQUE`,
+ * PostgreSQL's `23505`): the row it would have added is there already. On SQLite the statement
+ * alone is undone; the transaction goes on.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = driverErrorOf(error)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}

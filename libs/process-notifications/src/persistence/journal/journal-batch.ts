@@ -151,15 +151,17 @@ export class JournalBatch {
       return { value: { record: toDomain(ahead), appended: true }, written: [ahead] };
     }
     const row = this.rowOf(draft);
-    if (this.rows.insertFirst) {
-      const inserted = await this.rows.insertUnlessJournaled(manager, row);
-      if (inserted) return { value: { record: toDomain(inserted), appended: true }, written: [inserted] };
-    }
+    // Inserted first on both stores; an id journaled already is then read back.
+    const inserted = this.rows.insertFirst
+      ? await this.rows.insertUnlessJournaled(manager, row)
+      : await this.rows.insertUnlessConflicting(manager, row);
+    if (inserted) return { value: { record: toDomain(inserted), appended: true }, written: [inserted] };
     const existing = await this.rows.find(manager, draft.sessionId, draft.idempotencyId);
     if (existing) {
       const value = existing.fingerprint === row.fingerprint ? { record: toDomain(existing), appended: false } : { collision: existing };
       return { value, written: [] };
     }
+    // Gone since (on PostgreSQL, a record another transaction held and rolled back): appended now.
     const record = await this.rows.insert(manager, row);
     return { value: { record: toDomain(record), appended: true }, written: [record] };
   }

@@ -6,6 +6,7 @@ import { JournalRecordEntity } from './journal-record.entity.js';
 import type { SqliteConnection, SqliteStatement } from '../dialects/store-connection.js';
 import type { StoreDialect } from '../dialects/store-dialect.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
+import { isUniqueViolation } from '../dialects/store-failure.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
@@ -58,8 +59,10 @@ export class JournalRows {
   private readonly prepared = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
   /**
    * True where statements are round trips (PostgreSQL, {@link StoreDialect.insertsFirst}): an
-   * append inserts first ({@link insertUnlessJournaled}) and reads the record under its id only
-   * when one is there, and a batch's appends may go in one statement ({@link insertManyUnlessJournaled}).
+   * append's insert skips an id journaled already in the statement itself
+   * ({@link insertUnlessJournaled}), and a batch's appends may go in one statement
+   * ({@link insertManyUnlessJournaled}); elsewhere the insert's conflict is caught
+   * ({@link insertUnlessConflicting}). Either way the record under the id is read only when one is there.
    */
   readonly insertFirst: boolean;
 
@@ -107,6 +110,25 @@ export class JournalRows {
       ? Number(sqlite.run(...values).lastInsertRowid)
       : this.dialect.insertedSequence(await manager.query(this.insertSql, values));
     return Object.assign(new JournalRecordEntity(), record, { sequence });
+  }
+
+  /**
+   * Inserts a record unless one is journaled under its id in its session already (then
+   * undefined: read it with {@link find}), where statements run in this thread (SQLite): the
+   * INSERT itself probes the unique index, and the conflict undoes it alone (a new id, nearly
+   * every append, costs one statement, not a lookup and an insert; the sequence drawn is taken
+   * back with it).
+   */
+  async insertUnlessConflicting(
+    manager: EntityManager,
+    record: Omit<JournalRecordEntity, 'sequence'>,
+  ): Promise<JournalRecordEntity | undefined> {
+    try {
+      return await this.insert(manager, record);
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
   }
 
   /**
