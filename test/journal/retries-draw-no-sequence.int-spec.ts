@@ -13,7 +13,7 @@ async function retriesDrawNoSequence(databaseUrl: string): Promise<void> {
     const first = notification(sessionId, loopId);
     const accepted = await service.notifyProcessCompletion(sessionId, first);
     expect(accepted).toMatchObject({ disposition: 'accepted', appended: true });
-    // An identical retry, a collision (same id, another payload), a consume and its retry.
+    // An identical retry and a collision (same id, another payload).
     await expect(service.notifyProcessCompletion(sessionId, { ...first })).resolves.toMatchObject({
       disposition: 'duplicate',
       appended: false,
@@ -21,8 +21,14 @@ async function retriesDrawNoSequence(databaseUrl: string): Promise<void> {
     await expect(service.notifyProcessCompletion(sessionId, { ...first, process_handle: 'other' })).rejects.toMatchObject({
       code: 'idempotency_collision',
     });
-    const consumed = await service.consume(sessionId, loopId, first.command_id as string);
-    await expect(service.consume(sessionId, loopId, first.command_id as string)).resolves.toMatchObject({ consumed: false });
+    // Two consumes of it at once: one batch, the second's insert meets the first's record.
+    const consumes = await Promise.all([
+      service.consume(sessionId, loopId, first.command_id as string),
+      service.consume(sessionId, loopId, first.command_id as string),
+    ]);
+    expect(consumes.map((answer) => answer.consumed).sort()).toEqual([false, true]);
+    const consumed = consumes.find((answer) => answer.consumed)!;
+    expect(consumes.map((answer) => answer.sequence)).toEqual([consumed.sequence, consumed.sequence]);
     const second = await service.notifyProcessCompletion(sessionId, notification(sessionId, loopId));
 
     // Three records, in consecutive sequences: nothing was drawn for the retries.

@@ -17,8 +17,9 @@ export class SqliteStoreDialect implements StoreDialect {
   readonly insertReturning = '';
   // Reads the schema, so a file that is not a SQLite database fails here.
   readonly probe = 'SELECT count(*) FROM sqlite_master';
-  // Statements run in this thread, not round trips: a batch's appends need no statement of their
-  // own (an append inserts first all the same, catching the unique index's conflict: JournalRows).
+  // Statements run in this thread, not round trips: no statement that skips a journaled id, and no
+  // batch's appends in one (an append's plain INSERT goes first, its unique-index conflict caught:
+  // JournalRows.insertUnlessConflicting).
   readonly insertsFirst = false;
 
   // No batched appends: each is its own INSERT in this thread.

@@ -1,4 +1,4 @@
-import { isServerError, isStoreFailure } from './store-failure.js';
+import { isServerError, isSqliteUniqueViolation, isStoreFailure } from './store-failure.js';
 
 // A store failure fails the whole batch at once; anything else is one statement's fault and
 // each job is retried alone (journal writer). The codes are the drivers' own: SQLite result
@@ -64,5 +64,29 @@ describe('isStoreFailure', () => {
     const error = Object.assign(new Error('x'), fields);
     expect(isServerError(error)).toBe(expected);
     expect(isServerError(wrapped(error))).toBe(expected);
+  });
+});
+
+// An append on SQLite inserts first and reads the record under its id only on this conflict: any
+// other constraint (or store) failure must not pass for "journaled already".
+describe('isSqliteUniqueViolation', () => {
+  const withCode = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
+  const wrapped = (driverError: unknown) => Object.assign(new Error('QueryFailedError'), { driverError });
+
+  it.each([
+    ['SQLITE_CONSTRAINT_UNIQUE', true],
+    ['SQLITE_CONSTRAINT_PRIMARYKEY', false],
+    ['SQLITE_CONSTRAINT_NOTNULL', false],
+    ['SQLITE_CONSTRAINT', false],
+    ['SQLITE_FULL', false],
+    ['23505', false],
+  ])('%s: %s, thrown by the driver or wrapped by TypeORM', (code, expected) => {
+    expect(isSqliteUniqueViolation(withCode(code))).toBe(expected);
+    expect(isSqliteUniqueViolation(wrapped(withCode(code)))).toBe(expected);
+  });
+
+  it('is false for what carries no code', () => {
+    expect(isSqliteUniqueViolation(new Error('UNIQUE constraint failed'))).toBe(false);
+    expect(isSqliteUniqueViolation(undefined)).toBe(false);
   });
 });

@@ -38,11 +38,10 @@ export function isServerError(error: unknown): boolean {
 }
 
 /**
- * True when a statement failed on a unique index (SQLite's `SQLITE_CONSTRAINT_UNIQUE`,
- * PostgreSQL's `23505`): the row it would have added is there already. On SQLite the statement
- * alone is undone; the transaction goes on.
+ * True when a SQLite statement failed on a unique index (`SQLITE_CONSTRAINT_UNIQUE`): the row it
+ * would have added is there already, the statement alone is undone and the transaction goes on.
+ * SQLite only: on PostgreSQL such an error aborts the whole transaction.
  */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = driverErrorOf(error)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+export function isSqliteUniqueViolation(error: unknown): boolean {
+  return driverErrorOf(error)?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

@@ -6,7 +6,7 @@ import { JournalRecordEntity } from './journal-record.entity.js';
 import type { SqliteConnection, SqliteStatement } from '../dialects/store-connection.js';
 import type { StoreDialect } from '../dialects/store-dialect.js';
 import { storeDialectOf } from '../dialects/store-dialects.js';
-import { isUniqueViolation } from '../dialects/store-failure.js';
+import { isSqliteUniqueViolation } from '../dialects/store-failure.js';
 
 // The journal's columns, in the order of the table (the entity and the migration describe the
 // same table for TypeORM); every hand-written statement of the library is in this file.
@@ -126,7 +126,7 @@ export class JournalRows {
     try {
       return await this.insert(manager, record);
     } catch (error) {
-      if (isUniqueViolation(error)) return undefined;
+      if (isSqliteUniqueViolation(error)) return undefined;
       throw error;
     }
   }
