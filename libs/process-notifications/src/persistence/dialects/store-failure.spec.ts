@@ -4,10 +4,10 @@ import { isServerError, isSqliteUniqueViolation, isStoreFailure } from './store-
 // each job is retried alone (journal writer). The codes are the drivers' own: SQLite result
 // codes (better-sqlite3 puts them in `code`), PostgreSQL SQLSTATEs (node-postgres), possibly
 // wrapped by TypeORM in a QueryFailedError's `driverError`.
-describe('isStoreFailure', () => {
-  const withCode = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
-  const wrapped = (driverError: unknown) => Object.assign(new Error('QueryFailedError'), { driverError });
+const withCode = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
+const wrapped = (driverError: unknown) => Object.assign(new Error('QueryFailedError'), { driverError });
 
+describe('isStoreFailure', () => {
   it.each([
     ['SQLITE_FULL', true],
     ['SQLITE_IOERR_WRITE', true],
@@ -70,9 +70,6 @@ describe('isStoreFailure', () => {
 // An append on SQLite inserts first and reads the record under its id only on this conflict: any
 // other constraint (or store) failure must not pass for "journaled already".
 describe('isSqliteUniqueViolation', () => {
-  const withCode = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
-  const wrapped = (driverError: unknown) => Object.assign(new Error('QueryFailedError'), { driverError });
-
   it.each([
     ['SQLITE_CONSTRAINT_UNIQUE', true],
     ['SQLITE_CONSTRAINT_PRIMARYKEY', false],
