@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { journalWideStatement } from './journal-wide-statement.js';
 
 /**
  * The index that finds a notification's consumed record now holds consumed records only. It held
@@ -12,8 +12,7 @@ export class ConsumedIndex1764900000000 implements MigrationInterface {
   name = 'ConsumedIndex1764900000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // Over the whole journal: a large one outlasts a statement's bound on PostgreSQL.
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
+    await journalWideStatement(
       queryRunner,
       "CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed'",
     );
@@ -21,10 +20,7 @@ export class ConsumedIndex1764900000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
-      queryRunner,
-      'CREATE INDEX ix_pn_journal_cause ON pn_journal (session_id, cause_command_id)',
-    );
+    await journalWideStatement(queryRunner, 'CREATE INDEX ix_pn_journal_cause ON pn_journal (session_id, cause_command_id)');
     await queryRunner.query('DROP INDEX ix_pn_journal_consumed');
   }
 }

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { journalWideStatement } from './journal-wide-statement.js';
 
 /**
  * What the admin read API (spec section 12.1) answers from without scanning the journal:
@@ -21,17 +21,21 @@ export class AdminCounts1765100000000 implements MigrationInterface {
     await queryRunner.query('ALTER TABLE pn_loops ADD COLUMN oldest_unconsumed_sequence integer NULL');
     await queryRunner.query('ALTER TABLE pn_loops ADD COLUMN oldest_unconsumed_at varchar(32) NULL');
     await queryRunner.query('ALTER TABLE pn_sessions ADD COLUMN last_sequence integer NOT NULL DEFAULT 0');
-    // Statements over the whole journal: a large one outlasts a statement's bound on PostgreSQL.
-    const overJournal = (sql: string) => storeDialectOf(queryRunner.connection).unboundedStatement(queryRunner, sql);
-    await overJournal(
+    await journalWideStatement(
+      queryRunner,
       "CREATE INDEX ix_pn_journal_loop_notifications ON pn_journal (session_id, loop_id, sequence) WHERE kind = 'process_notification'",
     );
-    await overJournal("CREATE INDEX ix_pn_journal_command ON pn_journal (idempotency_id) WHERE kind = 'process_notification'");
+    await journalWideStatement(
+      queryRunner,
+      "CREATE INDEX ix_pn_journal_command ON pn_journal (idempotency_id) WHERE kind = 'process_notification'",
+    );
     await queryRunner.query('CREATE INDEX ix_pn_sessions_newest ON pn_sessions (created_at, session_id)');
     await queryRunner.query('CREATE INDEX ix_pn_loops_newest ON pn_loops (created_at, session_id, loop_id)');
     await queryRunner.query('CREATE INDEX ix_pn_loops_unconsumed ON pn_loops (created_at, session_id, loop_id) WHERE unconsumed > 0');
     // Once: every loop's notifications without a consumed record (ix_pn_journal_consumed).
-    await overJournal(`UPDATE pn_loops SET unconsumed = u.unconsumed, oldest_unconsumed_sequence = u.oldest
+    await journalWideStatement(
+      queryRunner,
+      `UPDATE pn_loops SET unconsumed = u.unconsumed, oldest_unconsumed_sequence = u.oldest
       FROM (
         SELECT j.session_id, j.loop_id, count(*) AS unconsumed, min(j.sequence) AS oldest FROM pn_journal j
         WHERE j.kind = 'process_notification' AND NOT EXISTS (
@@ -40,13 +44,20 @@ export class AdminCounts1765100000000 implements MigrationInterface {
         )
         GROUP BY j.session_id, j.loop_id
       ) u
-      WHERE pn_loops.session_id = u.session_id AND pn_loops.loop_id = u.loop_id`);
-    await overJournal(`UPDATE pn_loops SET oldest_unconsumed_at = (
+      WHERE pn_loops.session_id = u.session_id AND pn_loops.loop_id = u.loop_id`,
+    );
+    await journalWideStatement(
+      queryRunner,
+      `UPDATE pn_loops SET oldest_unconsumed_at = (
         SELECT j.created_at FROM pn_journal j WHERE j.sequence = pn_loops.oldest_unconsumed_sequence
-      ) WHERE oldest_unconsumed_sequence IS NOT NULL`);
-    await overJournal(`UPDATE pn_sessions SET last_sequence = m.last_sequence
+      ) WHERE oldest_unconsumed_sequence IS NOT NULL`,
+    );
+    await journalWideStatement(
+      queryRunner,
+      `UPDATE pn_sessions SET last_sequence = m.last_sequence
       FROM (SELECT session_id, max(sequence) AS last_sequence FROM pn_journal GROUP BY session_id) m
-      WHERE pn_sessions.session_id = m.session_id`);
+      WHERE pn_sessions.session_id = m.session_id`,
+    );
     if (postgres) await queryRunner.query('ALTER TABLE pn_nodes ADD COLUMN heartbeat_at timestamptz NULL');
   }
 

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { journalWideStatement } from './journal-wide-statement.js';
 
 /**
  * The index that serves a session's journal pages (`journal?after=`) and event streams: the
@@ -10,11 +10,7 @@ export class SessionSequenceIndex1765100000500 implements MigrationInterface {
   name = 'SessionSequenceIndex1765100000500';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // Over the whole journal: a large one outlasts a statement's bound on PostgreSQL.
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
-      queryRunner,
-      'CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence)',
-    );
+    await journalWideStatement(queryRunner, 'CREATE INDEX ix_pn_journal_session_sequence ON pn_journal (session_id, sequence)');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

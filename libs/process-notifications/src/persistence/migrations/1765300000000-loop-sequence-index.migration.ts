@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { journalWideStatement } from './journal-wide-statement.js';
 
 /**
  * The index that serves a loop's event stream (`GET .../loops/:lid/events`, issue 37): one loop's
@@ -11,11 +11,7 @@ export class LoopSequenceIndex1765300000000 implements MigrationInterface {
   name = 'LoopSequenceIndex1765300000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // Over the whole journal: a large one outlasts a statement's bound on PostgreSQL.
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
-      queryRunner,
-      'CREATE INDEX ix_pn_journal_loop_sequence ON pn_journal (session_id, loop_id, sequence)',
-    );
+    await journalWideStatement(queryRunner, 'CREATE INDEX ix_pn_journal_loop_sequence ON pn_journal (session_id, loop_id, sequence)');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { journalWideStatement } from './journal-wide-statement.js';
 
 /**
  * A notification's consumed record is found by its own id (`consumed:<command id>`, one probe of
@@ -16,7 +16,7 @@ export class ConsumedById1765500000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
+    await journalWideStatement(
       queryRunner,
       "CREATE INDEX ix_pn_journal_consumed ON pn_journal (session_id, cause_command_id) WHERE kind = 'process_notification_consumed'",
     );

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { storeDialectOf } from '../dialects/store-dialects.js';
+import { journalWideStatement } from './journal-wide-statement.js';
 
 /**
  * The journal's unique index leads with the record's id, then its session (issue 46): it still
@@ -10,29 +10,23 @@ import { storeDialectOf } from '../dialects/store-dialects.js';
  * 33,000-record journal: 207 WAL frames, 177 with this index order and without that one).
  * The unique index is rebuilt once, at the upgrade: a read and sort of the whole journal's ids,
  * longer than a statement may take on PostgreSQL's connections for a large journal, so it runs
- * unbounded (the dialect's `unboundedStatement`).
+ * unbounded (`journalWideStatement`).
  */
 export class UniqueIdFirst1765500000500 implements MigrationInterface {
   name = 'UniqueIdFirst1765500000500';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('DROP INDEX uq_pn_journal_idempotency');
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
-      queryRunner,
-      'CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (idempotency_id, session_id)',
-    );
+    await journalWideStatement(queryRunner, 'CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (idempotency_id, session_id)');
     await queryRunner.query('DROP INDEX ix_pn_journal_command');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
+    await journalWideStatement(
       queryRunner,
       "CREATE INDEX ix_pn_journal_command ON pn_journal (idempotency_id) WHERE kind = 'process_notification'",
     );
     await queryRunner.query('DROP INDEX uq_pn_journal_idempotency');
-    await storeDialectOf(queryRunner.connection).unboundedStatement(
-      queryRunner,
-      'CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id)',
-    );
+    await journalWideStatement(queryRunner, 'CREATE UNIQUE INDEX uq_pn_journal_idempotency ON pn_journal (session_id, idempotency_id)');
   }
 }
