@@ -1,7 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemAnswer } from './problem-table.js';
-import { problem, type Problem } from './problem-types.js';
+import { problemDocumentOf } from './problem-document.js';
 
 /**
  * The one place where errors become HTTP answers, by the rows of the problem table
@@ -24,8 +23,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
    * for what fails before a request reaches Nest, such as a path the router cannot decode.
    */
   answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const headers: Record<string, string> = {};
-    const body = this.toProblem(exception, headers, request);
+    const { status, headers, body } = problemDocumentOf(exception, request, (unexpected) => this.logUnexpected(unexpected));
     if (reply.raw.headersSent) {
       // A stream already started (SSE): nothing can be answered any more.
       reply.raw.end();
@@ -33,19 +31,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     // As bytes: Fastify would add `; charset=utf-8` to a JSON media type sent as a string.
     void reply
-      .code(body.status)
+      .code(status)
       .headers(headers)
       .header('content-type', 'application/problem+json')
       .send(Buffer.from(JSON.stringify(body)));
   }
 
-  private toProblem(exception: unknown, headers: Record<string, string>, request: FastifyRequest): Problem {
-    const answer = problemAnswer(exception, request);
-    if (answer === undefined) {
-      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
-      return problem('internal_error', 'An unexpected error occurred.');
-    }
-    Object.assign(headers, answer.headers);
-    return { ...problem(answer.code, answer.detail), ...answer.extensions };
+  /** Logs an error no row of the problem table takes (its answer reveals nothing about it). */
+  logUnexpected(exception: unknown): void {
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
   }
 }

@@ -19,7 +19,7 @@ const TABLE_DRIVEN: readonly (readonly [file: string, name: string])[] = [
   ['apps/console/src/routing/console-route.ts', 'routeHref'],
   ['libs/pn-supervise/src/supervisor-options.parser.ts', 'SupervisorOptionsParser.parse'],
   ['libs/pn-supervise/src/pn/pn-options.parser.ts', 'PnOptionsParser.command'],
-  ['src/http/problem-details.filter.ts', 'ProblemDetailsFilter.toProblem'],
+  ['src/http/problem-document.ts', 'problemDocumentOf'],
 ];
 const BAR = 10;
 /** The hot spots were 29 to 33: no function of the trees comes back to that. */
