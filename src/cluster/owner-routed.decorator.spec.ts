@@ -54,6 +54,7 @@ describe('owner routing is declared beside every session route', () => {
         'GET /v1/sessions/:sid/loops/:lid',
         'POST /v1/sessions/:sid/loops/:lid/stop',
         'POST /v1/sessions/:sid/process-completions',
+        'POST /v1/sessions/:sid/process-completions/batch',
         'POST /v1/sessions/:sid/process-lifecycle',
         'GET /v1/sessions/:sid/loops/:lid/process-notifications',
         'POST /v1/sessions/:sid/loops/:lid/process-notifications/:command_id/consume',

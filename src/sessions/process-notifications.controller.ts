@@ -1,9 +1,10 @@
-import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService, type NotificationDelivery } from 'nestjs-process-notifications';
-import { IDEMPOTENT_REPLAYED_HEADER } from 'process-notifications-contract';
-import type { FastifyReply } from 'fastify';
+import { IDEMPOTENT_REPLAYED_HEADER, MAX_DELIVERY_BATCH, RETRY_AFTER_HEADER } from 'process-notifications-contract';
+import { ValidationError } from 'nestjs-process-notifications';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -20,14 +21,26 @@ import { OwnerRouted } from '../cluster/owner-routed.decorator.js';
 import { ConsumeBatchRequestDto } from './dto/consume-batch-request.dto.js';
 import { ConsumeBatchResultDto, ConsumeBatchResultsDto } from './dto/consume-batch-result.dto.js';
 import { RefusedWrites } from './refused-writes.service.js';
+import { DeliveryBatchRequestDto } from './dto/delivery-batch-request.dto.js';
+import { DeliveryBatchResultDto, DeliveryBatchResultsDto } from './dto/delivery-batch-result.dto.js';
+import { problemDocumentOf } from '../http/problem-document.js';
 
 const EXAMPLE_COMMAND_ID = '0192f3a4-5b6c-7d8e-9f01-23456789abcd';
+
+// The headers of a single delivery's answer that concern its notification, as a batch result
+// names them (lower-case, as HTTP/2 and Node's parsers spell header names).
+const RESULT_HEADERS: Readonly<Record<string, string>> = {
+  [RETRY_AFTER_HEADER]: 'retry-after',
+  [IDEMPOTENT_REPLAYED_HEADER]: 'idempotent-replayed',
+};
 
 @ApiTags(API_TAGS.processNotifications.name)
 @ApiBearerAuth()
 @ApiParam({ name: 'sid', format: 'uuid', description: 'Session id.' })
 @Controller('v1/sessions/:sid')
 export class ProcessNotificationsController {
+  private readonly logger = new Logger('HTTP');
+
   constructor(
     private readonly service: ProcessNotificationsService,
     private readonly metrics: MetricsService,
@@ -82,6 +95,74 @@ export class ProcessNotificationsController {
     response.statusCode = delivery.disposition === 'accepted' ? 202 : 200;
     if (!delivery.appended) response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return ProcessCompletionDeliveryDto.from(delivery);
+  }
+
+  @Post('process-completions/batch')
+  @ApiOperation({
+    summary: 'Deliver process completion notifications in a batch',
+    description: `Delivers 1 to ${MAX_DELIVERY_BATCH} notifications of the session, each exactly as \`POST .../process-completions\` would deliver it alone (the same checks, journal and loop), and answers one result per notification, in order: the status, headers and body the single delivery would have answered (\`202\` accepted, \`200\` duplicate, or a problem such as \`422 idempotency_collision\` or \`503 delivery_stopped\`). The notifications share the journal's commits as concurrent deliveries do. The TypeScript client sends deliveries of one session issued together this way.`,
+  })
+  @OwnerRouted()
+  @HttpCode(200)
+  @ApiBody({ type: DeliveryBatchRequestDto })
+  @ApiOkResponse({
+    type: DeliveryBatchResultsDto,
+    description: 'An answer per notification, in order, as the single delivery would have answered it.',
+    example: {
+      results: [
+        { status: 202, headers: {}, body: { disposition: 'accepted', command_id: EXAMPLE_COMMAND_ID, sequence: 7, appended: true } },
+        {
+          status: 422,
+          headers: {},
+          body: {
+            type: 'urn:process-notifications:problem:idempotency_collision',
+            title: 'Idempotency collision',
+            status: 422,
+            detail: 'command_id 0192f3a4-5b6c-7d8e-9f01-23456789abce was journaled with another payload',
+            code: 'idempotency_collision',
+            sequence: 3,
+          },
+        },
+      ],
+    },
+  })
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'owner_mismatch', 'owner_unavailable')
+  async notifyMany(
+    @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
+    @JsonBody(new ClosedSchemaPipe(DeliveryBatchRequestDto)) body: DeliveryBatchRequestDto,
+    @Req() request: FastifyRequest,
+  ): Promise<DeliveryBatchResultsDto> {
+    const { notifications } = body;
+    if (notifications.length < 1 || notifications.length > MAX_DELIVERY_BATCH) {
+      throw new ValidationError(
+        'notifications',
+        `notifications takes 1 to ${MAX_DELIVERY_BATCH} notifications, got ${notifications.length}`,
+      );
+    }
+    // Together, as concurrent single deliveries: the journal writer commits them in its batches.
+    const results = await Promise.all(notifications.map((notification) => this.deliverOne(sessionId, notification, request)));
+    return { results };
+  }
+
+  // One notification of a batch, answered as the single route answers it (its refusals counted and
+  // recorded alike).
+  private async deliverOne(sessionId: string, notification: unknown, request: FastifyRequest): Promise<DeliveryBatchResultDto> {
+    try {
+      const delivery = await this.service.notifyProcessCompletion(sessionId, notification);
+      this.metrics.countDelivery(delivery.disposition);
+      return {
+        status: delivery.disposition === 'accepted' ? 202 : 200,
+        headers: delivery.appended ? {} : { [RESULT_HEADERS[IDEMPOTENT_REPLAYED_HEADER]!]: 'true' },
+        body: ProcessCompletionDeliveryDto.from(delivery),
+      };
+    } catch (error) {
+      const refused = this.refusedWrites.refused('completion', sessionId, notification, error);
+      const { status, headers, body } = problemDocumentOf(refused, request, (unexpected) =>
+        this.logger.error(unexpected instanceof Error ? (unexpected.stack ?? unexpected.message) : String(unexpected)),
+      );
+      const named = Object.entries(headers).flatMap(([name, value]) => (RESULT_HEADERS[name] ? [[RESULT_HEADERS[name], value]] : []));
+      return { status, headers: Object.fromEntries(named), body };
+    }
   }
 
   @Get('loops/:lid/process-notifications')

@@ -248,6 +248,20 @@ describeOnPostgres('several nodes on one PostgreSQL database (real processes)', 
     expect(await pendingIds(session)).toEqual([before.commandId, n.command_id]);
   }, 60_000);
 
+  it('a batch delivery sent to a node that does not own the session is answered by the owner, as its single deliveries are', async () => {
+    cluster = await Cluster.start(2, schema.databaseUrl);
+    db = await connectSchema(schema.databaseUrl);
+    const [owner, other] = cluster.nodes as [ReturnType<Cluster['any']>, ReturnType<Cluster['any']>];
+    const session = await cluster.openSession(owner, owner);
+    const sent = [notification(session.sessionId, session.loopId), notification(session.sessionId, session.loopId)];
+    const path = `/v1/sessions/${session.sessionId}/process-completions/batch`;
+    const answer = await cluster.call(other, 'POST', path, session.token, { notifications: [...sent, sent[0]] });
+    expect(answer.status).toBe(200);
+    const results = (answer.body as { results: Array<{ status: number }> }).results;
+    expect(results.map((result) => result.status).sort()).toEqual([200, 202, 202]);
+    expect((await pendingIds(session)).sort()).toEqual(sent.map((n) => n.command_id).sort());
+  }, 60_000);
+
   it('an owner that died with its lease still running: 503 owner_unavailable, Retry-After until the lease ends, nothing written', async () => {
     cluster = await Cluster.start(2, schema.databaseUrl, { PN_LEASE_TTL_MS: '60000' });
     db = await connectSchema(schema.databaseUrl);

@@ -27,8 +27,11 @@ interface Route {
   readonly success: number;
   readonly path: (target: Target) => string;
   readonly body?: (target: Target) => Record<string, unknown>;
-  /** What it answers on a closed session with the admin token: a read its success, a write 409 `session_closed`. */
-  readonly onClosed: 'read' | 'write' | 'idempotent';
+  /**
+   * What it answers on a closed session with the admin token: a read its success, a write 409
+   * `session_closed`, a batch write its success with 409 `session_closed` for each item.
+   */
+  readonly onClosed: 'read' | 'write' | 'idempotent' | 'batch write';
 }
 
 // Every route of the §8 table that takes a session (`:sid`), with the status it answers on success.
@@ -63,6 +66,14 @@ const ROUTES: readonly Route[] = [
     path: (s) => `/v1/sessions/${s.sessionId}/process-completions`,
     body: (s) => notification(s.sessionId, s.loopId),
     onClosed: 'write',
+  },
+  {
+    method: 'post',
+    template: '/v1/sessions/{sid}/process-completions/batch',
+    success: 200,
+    path: (s) => `/v1/sessions/${s.sessionId}/process-completions/batch`,
+    body: (s) => ({ notifications: [notification(s.sessionId, s.loopId), notification(s.sessionId, s.loopId)] }),
+    onClosed: 'batch write',
   },
   {
     method: 'post',
@@ -260,6 +271,10 @@ describe('REST API v1: authorisation on every route that takes a session (§8)',
       const response = await send(route, target, admin);
       if (onClosed === 'write') expectProblem(response, 409, 'session_closed');
       else expect(response.status).toBe(route.success);
+      if (onClosed === 'batch write') {
+        const results = (response.body as { results: Array<{ status: number; body: { code: string } }> }).results;
+        expect(results.map((result) => [result.status, result.body.code])).toEqual(results.map(() => [409, 'session_closed']));
+      }
       expect(await observable(target)).toEqual(before);
     },
   );

@@ -206,6 +206,13 @@ describe('OpenAPI document: every real answer validates against it (issue 48)', 
         .set(auth)
         .send({ ...pending, process_handle: 'x'.repeat(2_000_000) }),
     );
+    // A batch: each notification's result is the single route's answer (a duplicate, a collision,
+    // a bad field, an unknown loop), and a batch the route itself refuses.
+    const batch = 'post /v1/sessions/{sid}/process-completions/batch';
+    const notifications = [pending, { ...pending, process_handle: 'other' }, { ...pending, extra: 1 }, notification(sid, unknownId)];
+    const batched = await send(batch, t.http.post(`/v1/sessions/${sid}/process-completions/batch`).set(auth).send({ notifications }));
+    expect(batched.body.results.map((result: { status: number }) => result.status)).toEqual([200, 422, 400, 404]);
+    await send(batch, t.http.post(`/v1/sessions/${sid}/process-completions/batch`).set(auth).send({ notifications: [] }));
     const killed = notification(sid, lid, { state: 'killed', reason: 'killed' });
     await send(completions, t.http.post(`/v1/sessions/${sid}/process-completions`).set(auth).send(killed));
     const record = signalledRecord(sid, lid, killed.command_id as string, 'killed', 'SIGSEGV');

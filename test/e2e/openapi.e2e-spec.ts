@@ -37,6 +37,7 @@ const ROUTES = [
   'get /v1/sessions/{sid}/loops/{lid}',
   'post /v1/sessions/{sid}/loops/{lid}/stop',
   'post /v1/sessions/{sid}/process-completions',
+  'post /v1/sessions/{sid}/process-completions/batch',
   'post /v1/sessions/{sid}/process-lifecycle',
   'get /v1/sessions/{sid}/loops/{lid}/process-notifications',
   'post /v1/sessions/{sid}/loops/{lid}/process-notifications/{command_id}/consume',

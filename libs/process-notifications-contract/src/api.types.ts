@@ -237,6 +237,23 @@ export interface JournalQuery {
   readonly limit?: number;
 }
 
+/**
+ * One notification's answer in a batch delivery (`POST .../process-completions/batch`): what the
+ * single route (`POST .../process-completions`) would have answered it, its status, the headers
+ * of that answer that concern it (`Retry-After`, `Idempotent-Replayed`, lower-case names) and its
+ * body (the delivery, or the problem document).
+ */
+export interface CompletionDeliveryResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: CompletionDelivery | Problem;
+}
+
+/** Answer of the batch delivery: one result per notification, in the order sent. */
+export interface CompletionDeliveryResults {
+  readonly results: readonly CompletionDeliveryResult[];
+}
+
 /** Answer of `GET /healthz`. */
 export interface Health {
   readonly status: 'ok';

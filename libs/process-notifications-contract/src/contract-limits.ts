@@ -9,6 +9,12 @@ export const MAX_BODY_BYTES = 16 * 1024;
 /** Most command ids one batch consume request takes (section 8). */
 export const MAX_CONSUME_BATCH = 256;
 
+/**
+ * Most notifications one batch delivery request takes (`POST .../process-completions/batch`);
+ * the request stays within {@link MAX_BODY_BYTES} as every request does.
+ */
+export const MAX_DELIVERY_BATCH = 32;
+
 /** Most records one journal page holds (`limit` of `GET .../journal`, section 8). */
 export const MAX_JOURNAL_PAGE = 1000;
 
