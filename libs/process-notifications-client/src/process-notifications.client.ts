@@ -34,6 +34,7 @@ import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES } from './answer-limi
 import { readAnswerText } from './answer-body.reader.js';
 import { BadAnswerError, type BadAnswerCode } from './bad-answer.error.js';
 import { ConsumeBatcher } from './consume-batcher.js';
+import { DeliveryBatcher, type Exchanged } from './delivery-batcher.js';
 import { NetworkError } from './network.error.js';
 import { ProblemError } from './problem.error.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
@@ -99,6 +100,14 @@ export interface ProcessNotificationsClientOptions {
    * `propagateTraceContext: (headers) => propagation.inject(context.active(), headers)`.
    */
   readonly propagateTraceContext?: (headers: Record<string, string>) => void;
+  /**
+   * Send the `deliverCompletion` calls of one session issued in the same turn of the event loop
+   * as one batch request (`POST .../process-completions/batch`), each answered, and retried, as if
+   * it had gone alone; a call alone in its turn, or with its own `signal`, `deadlineMs` or
+   * `onRetry`, or with `propagateTraceContext` set, goes alone. A server without the batch route
+   * gets every delivery alone (the client finds out once). @default true
+   */
+  readonly coalesceDeliveries?: boolean;
 }
 
 /** Options of one call. */
@@ -186,6 +195,8 @@ interface RequestSpec {
   readonly options: CallOptions;
   /** Whether to retry when the caller does not say. */
   readonly retryByDefault: boolean;
+  /** Sends one attempt of a POST with this serialized body, where the call does not go alone. */
+  readonly attempt?: (body: string) => Promise<Exchanged>;
 }
 
 /**
@@ -254,6 +265,9 @@ export class ProcessNotificationsClient {
   private readonly jsonBodyHeaders: Record<string, string>;
   // One per loop (and retry setting) with consumes waiting or on their way.
   private readonly consumeBatchers = new Map<string, ConsumeBatcher>();
+  // One per session with deliveries gathering this turn; none once the server was found without the batch route.
+  private readonly deliveryBatchers = new Map<string, DeliveryBatcher>();
+  private coalesceDeliveries: boolean;
 
   constructor(private readonly options: ProcessNotificationsClientOptions) {
     this.baseUrl = String(options.baseUrl).replace(/\/+$/, '');
@@ -266,6 +280,7 @@ export class ProcessNotificationsClient {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.jsonHeaders = this.headers('application/json');
     this.jsonBodyHeaders = { ...this.jsonHeaders, 'Content-Type': 'application/json' };
+    this.coalesceDeliveries = (options.coalesceDeliveries ?? true) && options.propagateTraceContext === undefined;
   }
 
   /** The same client with another bearer token. */
@@ -337,7 +352,47 @@ export class ProcessNotificationsClient {
    * `delivery_stopped` with cause `loop_stopped` is thrown (it is journaled, and final).
    */
   deliverCompletion(notification: ProcessCompletionNotification, options: CallOptions = {}): Promise<CompletionDelivery> {
-    return this.post('deliverCompletion', `/v1/sessions/${segment(notification.session_id)}/process-completions`, notification, options);
+    const path = `/v1/sessions/${segment(notification.session_id)}/process-completions`;
+    const alone =
+      !this.coalesceDeliveries || options.signal !== undefined || options.onRetry !== undefined || options.deadlineMs !== undefined;
+    if (alone) return this.post('deliverCompletion', path, notification, options);
+    return this.send({
+      operation: 'deliverCompletion',
+      method: 'POST',
+      path,
+      body: notification,
+      options,
+      retryByDefault: true,
+      // Each attempt, retries included, joins its turn's batch while the server has the batch route.
+      attempt: (body) => (this.coalesceDeliveries ? this.deliveryBatcher(path).exchange(body) : this.postJson(path, body)),
+    });
+  }
+
+  // One attempt of a JSON POST of a serialized body, with no caller signal (what the batcher sends).
+  private postJson(path: string, body: string): Promise<Exchanged> {
+    const request = { method: 'POST', url: `${this.baseUrl}${path}`, headers: this.jsonBodyHeaders, body } as const;
+    return this.exchange({ ...request, timeoutMs: this.requestTimeoutMs, maxAnswerBytes: this.maxAnswerBytes });
+  }
+
+  // The batcher of the deliveries to `path` (one session's) gathering this turn.
+  private deliveryBatcher(path: string): DeliveryBatcher {
+    let batcher = this.deliveryBatchers.get(path);
+    if (!batcher) {
+      const created = new DeliveryBatcher(
+        {
+          one: (body) => this.postJson(path, body),
+          batch: (body) => this.postJson(`${path}/batch`, body),
+          unsupported: () => (this.coalesceDeliveries = false),
+        },
+        `${this.baseUrl}${path}/batch`,
+        () => {
+          if (this.deliveryBatchers.get(path) === created) this.deliveryBatchers.delete(path);
+        },
+      );
+      batcher = created;
+      this.deliveryBatchers.set(path, batcher);
+    }
+    return batcher;
   }
 
   /** `POST /v1/sessions/:sid/process-lifecycle`: journals a lifecycle record, idempotent by `event_id`. */
@@ -671,10 +726,13 @@ export class ProcessNotificationsClient {
         // No attempt outlives the deadline either.
         const timeoutMs =
           deadline === Infinity ? this.requestTimeoutMs : Math.max(1, Math.min(this.requestTimeoutMs, deadline - this.retryPolicy.now()));
-        const { answer, text } = await this.exchange(
-          { method: spec.method, url, headers: this.traced(headers), body, timeoutMs, maxAnswerBytes: this.maxAnswerBytes },
-          callerSignal,
-        );
+        const { answer, text } =
+          spec.attempt && body !== undefined
+            ? await spec.attempt(body)
+            : await this.exchange(
+                { method: spec.method, url, headers: this.traced(headers), body, timeoutMs, maxAnswerBytes: this.maxAnswerBytes },
+                callerSignal,
+              );
         if (answer.status < 200 || answer.status > 299) {
           throw ProblemError.fromResponse(answer.status, text, this.retryPolicy.parseRetryAfter(answer.header(RETRY_AFTER_HEADER)));
         }
