@@ -186,11 +186,13 @@ type Follower = 'worker' | 'awaited';
 type Layout = 'agents' | 'one session';
 
 /**
- * What each completion is on the wire: its notification alone (one request, as the issue measured
- * it and as a job queue's producer sends one job), or as pn-supervise sends it, its outcome record
- * and then the notification (two requests; the notification so carries its exit code).
+ * What each completion is on the wire: its notification (`deliverCompletion`, which coalesces the
+ * calls of a session issued together into batch requests), or the same calls each in a request of
+ * its own (`coalesceDeliveries: false`: one request per completion, as the issue measured it and
+ * as a job queue's producer sends one job), or as pn-supervise sends it, its outcome record and
+ * then the notification (two requests; the notification so carries its exit code).
  */
-type Sends = 'notification' | 'supervisor';
+type Sends = 'notification' | 'supervisor' | 'notification alone';
 
 /**
  * Issue 46's scenario: sixteen agents, each a session with one loop, each loop following its
@@ -207,7 +209,7 @@ async function agentsScenario(
   layout: Layout,
   sends: Sends,
 ): Promise<LoopQueueResult> {
-  const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken });
+  const admin = new ProcessNotificationsClient({ baseUrl, token: adminToken, coalesceDeliveries: sends !== 'notification alone' });
   const shared = layout === 'one session' ? await admin.createSession() : undefined;
   const agents = await Promise.all(
     Array.from({ length: LOOPS }, async () => {
@@ -402,6 +404,11 @@ export function loopQueueRows(): LoopQueueRow[] {
       id: 'loop-queue/agents-one-session-worker/file',
       database: 'SQLite file',
       run: () => onSqliteFile(adminToken, { follower: 'worker', layout: 'one session' }),
+    },
+    {
+      id: 'loop-queue/agents-worker-alone/file',
+      database: 'SQLite file',
+      run: () => onSqliteFile(adminToken, { follower: 'worker', sends: 'notification alone' }),
     },
     {
       id: 'loop-queue/agents-worker-supervised/file',
