@@ -3,7 +3,6 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperatio
 import { API_TAGS } from '../docs/api-tags.js';
 import { ProcessNotificationsService, type NotificationDelivery } from 'nestjs-process-notifications';
 import { IDEMPOTENT_REPLAYED_HEADER, MAX_DELIVERY_BATCH, RETRY_AFTER_HEADER } from 'process-notifications-contract';
-import { ValidationError } from 'nestjs-process-notifications';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClosedSchemaPipe } from '../http/closed-schema.pipe.js';
 import { JsonBody } from '../http/json-body.decorator.js';
@@ -129,16 +128,10 @@ export class ProcessNotificationsController {
   @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'owner_mismatch', 'owner_unavailable')
   async notifyMany(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
-    @JsonBody(new ClosedSchemaPipe(DeliveryBatchRequestDto)) body: DeliveryBatchRequestDto,
+    @JsonBody() body: unknown,
     @Req() request: FastifyRequest,
   ): Promise<DeliveryBatchResultsDto> {
-    const { notifications } = body;
-    if (notifications.length < 1 || notifications.length > MAX_DELIVERY_BATCH) {
-      throw new ValidationError(
-        'notifications',
-        `notifications takes 1 to ${MAX_DELIVERY_BATCH} notifications, got ${notifications.length}`,
-      );
-    }
+    const { notifications } = DeliveryBatchRequestDto.of(body);
     // Together, as concurrent single deliveries: the journal writer commits them in its batches.
     const results = await Promise.all(notifications.map((notification) => this.deliverOne(sessionId, notification, request)));
     return { results };

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsArray } from 'class-validator';
 import { MAX_DELIVERY_BATCH } from 'process-notifications-contract';
-import type { InputSchema } from 'nestjs-process-notifications';
+import { ValidationError } from 'nestjs-process-notifications';
 import { PROCESS_COMPLETION_NOTIFICATION_SCHEMA } from '../../http/openapi-schemas.js';
 
 /** Body of `POST /v1/sessions/:sid/process-completions/batch`. The library checks each notification. */
@@ -13,8 +12,26 @@ export class DeliveryBatchRequestDto {
     maxItems: MAX_DELIVERY_BATCH,
     description: `The notifications to deliver, 1 to ${MAX_DELIVERY_BATCH}, each checked and answered as the single delivery would be.`,
   })
-  @IsArray()
   readonly notifications: unknown[];
 
-  static readonly schema: InputSchema = { properties: ['notifications'] };
+  /**
+   * The body as a closed schema (the answers `validateInput` gives: an unknown property named as
+   * the field, `notifications` not an array of 1 to {@link MAX_DELIVERY_BATCH}), checked by hand:
+   * class-transformer would copy every notification deep before the library checks each anyway
+   * (a tenth of the route's CPU in the server's profile).
+   */
+  static of(body: unknown): DeliveryBatchRequestDto {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new ValidationError('notifications', 'expected a JSON object');
+    for (const key of Object.keys(body)) if (key !== 'notifications') throw new ValidationError(key, `unknown property "${key}"`);
+    const { notifications } = body as { notifications?: unknown };
+    if (!Array.isArray(notifications)) throw new ValidationError('notifications', 'notifications must be an array');
+    if (notifications.length < 1 || notifications.length > MAX_DELIVERY_BATCH) {
+      throw new ValidationError(
+        'notifications',
+        `notifications takes 1 to ${MAX_DELIVERY_BATCH} notifications, got ${notifications.length}`,
+      );
+    }
+    return { notifications };
+  }
 }
