@@ -155,7 +155,6 @@ describe('batch delivery against the real server', () => {
     const large = Array.from({ length: MAX_DELIVERY_BATCH }, () =>
       notification(s.sessionId, s.loops.open, { process_handle: 'h'.repeat(128) }),
     );
-    large.push(...large.slice(0, 0));
     const padded = { notifications: large.map((n) => ({ ...n, pad: 'x'.repeat(400) })) };
     expect(JSON.stringify(padded).length).toBeGreaterThan(MAX_BODY_BYTES);
     expect((await post(padded).expect(413)).body).toMatchObject({ code: 'payload_too_large' });
@@ -263,7 +262,10 @@ class FrontServer {
     readonly paths: string[],
   ) {}
 
-  static async start(backend: string, answer: (count: number, response: ServerResponse) => boolean): Promise<FrontServer> {
+  static async start(
+    backend: string,
+    answer: (sent: Array<{ command_id: string }>, response: ServerResponse) => boolean,
+  ): Promise<FrontServer> {
     const paths: string[] = [];
     const server = createServer((request: IncomingMessage, response: ServerResponse) => {
       const chunks: Buffer[] = [];
@@ -272,8 +274,8 @@ class FrontServer {
         const body = Buffer.concat(chunks);
         paths.push(request.url!.replace(/[0-9a-f-]{36}/, 'SID'));
         if (request.url!.endsWith('/batch')) {
-          const count = (JSON.parse(body.toString()) as { notifications: unknown[] }).notifications.length;
-          if (answer(count, response)) return;
+          const sent = (JSON.parse(body.toString()) as { notifications: Array<{ command_id: string }> }).notifications;
+          if (answer(sent, response)) return;
         }
         void fetch(`${backend}${request.url}`, {
           method: request.method,
@@ -302,7 +304,7 @@ describe('the client against a server whose batch route is missing or hostile', 
   });
   afterAll(() => server.close());
 
-  async function through(answer: (count: number, response: ServerResponse) => boolean) {
+  async function through(answer: (sent: Array<{ command_id: string }>, response: ServerResponse) => boolean) {
     const front = await FrontServer.start(server.url, answer);
     const session = await new ProcessNotificationsClient({ baseUrl: server.url, token: ADMIN_TOKEN }).createSession();
     const client = new ProcessNotificationsClient({ baseUrl: front.url, token: session.token, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
@@ -320,7 +322,7 @@ describe('the client against a server whose batch route is missing or hostile', 
   }
 
   it('delivers every call alone once the batch route answers 404 (a server of the contract alone), and asks it no more', async () => {
-    const { front, client, completion, sessionId, loopId } = await through((_count, response) => {
+    const { front, client, completion, sessionId, loopId } = await through((_sent, response) => {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('no such route');
       return true;
     });
@@ -360,8 +362,8 @@ describe('the client against a server whose batch route is missing or hostile', 
     ['no results', () => JSON.stringify({})],
     ['not JSON', () => '{"results": ['],
   ])('rejects every call of a batch answered with %s as answer_not_json, and nothing escapes', async (_name, body) => {
-    const { front, client, completion } = await through((count, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(body(count));
+    const { front, client, completion } = await through((sent, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(body(sent.length));
       return true;
     });
     try {
@@ -378,16 +380,20 @@ describe('the client against a server whose batch route is missing or hostile', 
 
   it("retries a notification its result says to retry (503 with Retry-After), alone, while the others' stand", async () => {
     let batches = 0;
-    const { front, client, completion, sessionId, loopId } = await through((count, response) => {
+    const { front, client, completion, sessionId, loopId } = await through((sent, response) => {
       if (batches++ > 0) return false;
-      const results = Array.from({ length: count }, (_, i) =>
+      const results = sent.map((notification, i) =>
         i === 0
           ? {
               status: 503,
               headers: { 'retry-after': '0' },
               body: { type: 'about:blank', title: 'Journal unavailable', status: 503, detail: 'down', code: 'journal_unavailable' },
             }
-          : { status: 202, headers: {}, body: { disposition: 'accepted', command_id: 'x', sequence: 1, appended: true } },
+          : {
+              status: 202,
+              headers: {},
+              body: { disposition: 'accepted', command_id: notification.command_id, sequence: 1, appended: true },
+            },
       );
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
       return true;

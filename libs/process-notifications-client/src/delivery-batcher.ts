@@ -11,6 +11,8 @@ export interface Exchanged {
 interface Waiting {
   /** The notification, serialized once by its call. */
   readonly body: string;
+  /** Its `command_id`, which its result's delivery must name. */
+  readonly commandId: string;
   resolve(value: Exchanged): void;
   reject(error: unknown): void;
 }
@@ -28,6 +30,13 @@ export interface DeliveryRoutes {
 // The batch body's frame around the notifications, in bytes: `{"notifications":[` and `]}`.
 const FRAME_BYTES = 20;
 
+/**
+ * Statuses of a whole batch that one notification of it may have caused (its shape, its size:
+ * JSON nested past the server's depth, a body over a smaller server's limit): each notification
+ * is sent again alone, so that only its own caller hears of it.
+ */
+const ONE_MAY_HAVE_CAUSED = new Set([400, 413, 415]);
+
 const nextTurn: (run: () => void) => void =
   typeof setImmediate === 'function' ? (run) => void setImmediate(run) : (run) => void setTimeout(run, 0);
 
@@ -39,15 +48,18 @@ const nextTurn: (run: () => void) => void =
  * one after it (a full batch goes at once). An attempt that goes by itself takes the single
  * route, as it always did. Each attempt gets the answer the single route would have given it (its
  * status, headers and body, from its result in the batch), so its call's retry policy goes on as
- * before; an answer to the whole request (401, a network error, a 503 before any notification was
- * looked at) is every attempt's own. A server without the batch route (404 or 405 to it) gets
- * these attempts and all later ones alone.
+ * before. An answer to the whole request is every attempt's own (401, a network error, a 503
+ * before any notification was looked at), except one that a single notification may have caused
+ * (400, 413, 415) or an answer too large to read: then each is sent again alone (an identical
+ * retry writes nothing). A server without the batch route (404 or 405 to it) gets these attempts
+ * and all later ones alone.
  */
 export class DeliveryBatcher {
   private waiting: Waiting[] = [];
   private waitingBytes = FRAME_BYTES;
   private scheduled = false;
   private inFlight = 0;
+  private routeMissing = false;
 
   constructor(
     private readonly routes: DeliveryRoutes,
@@ -56,65 +68,76 @@ export class DeliveryBatcher {
     private readonly onIdle: () => void = () => undefined,
   ) {}
 
-  /** One attempt of a delivery, as part of the next batch. */
-  exchange(body: string): Promise<Exchanged> {
+  /** One attempt of a delivery (its serialized notification and its command id), as part of the next batch. */
+  exchange(body: string, commandId: string): Promise<Exchanged> {
     return new Promise<Exchanged>((resolve, reject) => {
       const bytes = byteLength(body) + 1;
       // A batch that this one would overfill goes first.
       if (this.waiting.length > 0 && this.waitingBytes + bytes > MAX_BODY_BYTES) this.send();
-      this.waiting.push({ body, resolve, reject });
+      this.waiting.push({ body, commandId, resolve, reject });
       this.waitingBytes += bytes;
       if (this.waiting.length >= MAX_DELIVERY_BATCH) this.send();
       else if (!this.scheduled && this.inFlight === 0) {
         this.scheduled = true;
         nextTurn(() => {
           this.scheduled = false;
-          if (this.inFlight === 0 && this.waiting.length > 0) this.send();
+          if (this.inFlight > 0) return;
+          if (this.waiting.length > 0) this.send();
+          else this.onIdle();
         });
       }
     });
   }
 
-  // Sends what is waiting as one request.
+  // Sends what is waiting as one request (each alone once the batch route was found missing).
   private send(): void {
     const group = this.waiting;
     this.waiting = [];
     this.waitingBytes = FRAME_BYTES;
     this.inFlight++;
-    void (group.length === 1 ? this.alone(group[0]!) : this.together(group)).finally(() => {
-      this.inFlight--;
-      if (this.inFlight > 0) return;
-      // What gathered meanwhile goes at once: it has waited for a whole request already.
-      if (this.waiting.length > 0) this.send();
-      else if (!this.scheduled) this.onIdle();
-    });
+    const sent = group.length === 1 || this.routeMissing ? this.eachAlone(group) : this.together(group);
+    void sent
+      // Nothing may leave a caller waiting: a failure of this code itself fails the group's calls
+      // (rejecting a call that settled already does nothing).
+      .catch((error: unknown) => group.forEach((entry) => entry.reject(error)))
+      .finally(() => {
+        this.inFlight--;
+        if (this.inFlight > 0) return;
+        // What gathered meanwhile goes at once: it has waited for a whole request already.
+        if (this.waiting.length > 0) this.send();
+        else if (!this.scheduled) this.onIdle();
+      });
   }
 
-  private async alone(entry: Waiting): Promise<void> {
-    try {
-      entry.resolve(await this.routes.one(entry.body));
-    } catch (error) {
-      entry.reject(error);
-    }
+  private eachAlone(group: readonly Waiting[]): Promise<unknown> {
+    return Promise.all(
+      group.map((entry) =>
+        this.routes.one(entry.body).then(
+          (exchanged) => entry.resolve(exchanged),
+          (error: unknown) => entry.reject(error),
+        ),
+      ),
+    );
   }
 
-  private async together(group: readonly Waiting[]): Promise<void> {
+  private async together(group: readonly Waiting[]): Promise<unknown> {
     let exchanged: Exchanged;
     try {
       exchanged = await this.routes.batch(`{"notifications":[${group.map((entry) => entry.body).join(',')}]}`);
     } catch (error) {
+      // An answer past maxAnswerBytes: the single answers are a 32nd of it at most.
+      if (error instanceof BadAnswerError && error.code === 'answer_too_large') return this.eachAlone(group);
       for (const entry of group) entry.reject(error);
       return;
     }
     const { answer, text } = exchanged;
-    if (answer.status === 404 || answer.status === 405) {
-      if (!isKnownProblem(text, 'session_not_found')) {
-        // No batch route here (an older server, or another implementation of the contract).
-        this.routes.unsupported();
-        for (const entry of group) void this.alone(entry);
-        return;
-      }
+    if ((answer.status === 404 || answer.status === 405) && !isKnownProblem(text, 'session_not_found')) {
+      // No batch route here (an older server, or another implementation of the contract).
+      this.routeMissing = true;
+      this.routes.unsupported();
+      return this.eachAlone(group);
     }
+    if (ONE_MAY_HAVE_CAUSED.has(answer.status)) return this.eachAlone(group);
     if (answer.status < 200 || answer.status > 299) {
       // An answer to the whole request: every delivery's own, as the single route would have given it.
       for (const entry of group) entry.resolve(exchanged);
@@ -129,7 +152,21 @@ export class DeliveryBatcher {
       for (const entry of group) entry.reject(error);
       return;
     }
-    group.forEach((entry, i) => entry.resolve(exchangedOf(results[i]!)));
+    group.forEach((entry, i) => {
+      const result = results[i]!;
+      const named = (result.body as { command_id?: unknown }).command_id;
+      // A delivery's answer names its notification (the server writes ids lower-case).
+      if (result.status < 300 && (typeof named !== 'string' || named.toLowerCase() !== entry.commandId.toLowerCase())) {
+        entry.reject(new BadAnswerError('answer_not_json', `result ${i} of POST ${this.url} is not the delivery of ${entry.commandId}`));
+        return;
+      }
+      try {
+        entry.resolve(exchangedOf(result));
+      } catch (error) {
+        // A body that cannot be written back as text (nested past the stack): that call's answer alone is bad.
+        entry.reject(new BadAnswerError('answer_not_json', `result ${i} of POST ${this.url} cannot be read`, { cause: error }));
+      }
+    });
   }
 }
 
@@ -152,8 +189,7 @@ function resultsOf(text: string, count: number): readonly Result[] | undefined {
   if (!Array.isArray(results) || results.length !== count) return undefined;
   const valid = results.every(
     (result: unknown) =>
-      typeof result === 'object' &&
-      result !== null &&
+      isObject(result) &&
       Number.isInteger((result as Result).status) &&
       (result as Result).status >= 100 &&
       (result as Result).status <= 599 &&
@@ -168,12 +204,11 @@ const isObject = (value: unknown): value is object => typeof value === 'object' 
 // One delivery's result as the answer the single route would have given.
 function exchangedOf(result: Result): Exchanged {
   const text = JSON.stringify(result.body);
+  const headers = new Map<string, string>();
+  for (const [name, value] of Object.entries(result.headers)) if (typeof value === 'string') headers.set(name.toLowerCase(), value);
   const answer: HttpAnswer = {
     status: result.status,
-    header: (name) => {
-      const value = result.headers[name.toLowerCase()];
-      return typeof value === 'string' ? value : null;
-    },
+    header: (name) => headers.get(name.toLowerCase()) ?? null,
     text: () => Promise.resolve(text),
   };
   return { answer, text };

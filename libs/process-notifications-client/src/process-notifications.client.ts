@@ -101,11 +101,12 @@ export interface ProcessNotificationsClientOptions {
    */
   readonly propagateTraceContext?: (headers: Record<string, string>) => void;
   /**
-   * Send the `deliverCompletion` calls of one session issued in the same turn of the event loop
-   * as one batch request (`POST .../process-completions/batch`), each answered, and retried, as if
-   * it had gone alone; a call alone in its turn, or with its own `signal`, `deadlineMs` or
-   * `onRetry`, or with `propagateTraceContext` set, goes alone. A server without the batch route
-   * gets every delivery alone (the client finds out once). @default true
+   * Send the `deliverCompletion` calls of one session issued close together (in one turn of the
+   * event loop, or while the session's previous request is on its way) as one batch request
+   * (`POST .../process-completions/batch`), each answered, and retried, as if it had gone alone
+   * (a retry may travel in a later batch); a call alone in its turn, or with its own `signal`,
+   * `deadlineMs` or `onRetry`, or with `propagateTraceContext` set, goes alone. A server without
+   * the batch route gets every delivery alone (the client finds out once). @default true
    */
   readonly coalesceDeliveries?: boolean;
 }
@@ -364,7 +365,8 @@ export class ProcessNotificationsClient {
       options,
       retryByDefault: true,
       // Each attempt, retries included, joins its turn's batch while the server has the batch route.
-      attempt: (body) => (this.coalesceDeliveries ? this.deliveryBatcher(path).exchange(body) : this.postJson(path, body)),
+      attempt: (body) =>
+        this.coalesceDeliveries ? this.deliveryBatcher(path).exchange(body, notification.command_id) : this.postJson(path, body),
     });
   }
 
