@@ -54,6 +54,13 @@ export class MetricsService implements OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly batchDeliveries = new Counter({
+    name: 'pn_batch_deliveries_total',
+    help: 'Notifications of batch deliveries answered, by the status of their own result (what the single route would have answered).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   // Requests answered since the last scrape, by route and status: a request adds 1 to a number,
   // and the counter takes the sums when it is read. prom-client hashes the labels on every
   // increment, even of a child bound with `labels()`, which costs more than the increment.
@@ -158,6 +165,15 @@ export class MetricsService implements OnModuleDestroy {
     const cause = error instanceof DeliveryStoppedError ? error.stopCause : error.code;
     if ((STOPPED_DELIVERY_CAUSES as readonly string[]).includes(cause))
       this.stoppedDeliveries.inc({ cause: cause as StoppedDeliveryCause });
+  }
+
+  /**
+   * Counts a notification of a batch delivery by its result's status: the batch request itself
+   * answers 200, so a journal outage (503) shows here, where the single route's shows in
+   * `pn_http_requests_total`.
+   */
+  countBatchDelivery(status: number): void {
+    this.batchDeliveries.inc({ status: String(status) });
   }
 
   /** Counts a lifecycle record the journal took for the first time. */

@@ -125,7 +125,7 @@ export class ProcessNotificationsController {
       ],
     },
   })
-  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'owner_mismatch', 'owner_unavailable')
+  @ApiProblems(...BODY_PROBLEMS, ...AUTH_PROBLEMS, 'owner_unavailable', 'journal_unavailable')
   async notifyMany(
     @Param('sid', new UuidParamPipe('session_id')) sessionId: string,
     @JsonBody() body: unknown,
@@ -134,6 +134,7 @@ export class ProcessNotificationsController {
     const { notifications } = DeliveryBatchRequestDto.of(body);
     // Together, as concurrent single deliveries: the journal writer commits them in its batches.
     const results = await Promise.all(notifications.map((notification) => this.deliverOne(sessionId, notification, request)));
+    for (const { status } of results) this.metrics.countBatchDelivery(status);
     return { results };
   }
 

@@ -119,6 +119,22 @@ describe('GET /metrics (spec section 11)', () => {
     expect(valueOf(samples, 'pn_pending_notifications')).toBe(0);
   });
 
+  it("counts each notification of a batch delivery by its own result's status, and by disposition as the single route does", async () => {
+    const { sessionId, loopId, token } = await openSessionWithLoop(t);
+    const accepted = notification(sessionId, loopId);
+    const body = { notifications: [accepted, { ...accepted, process_handle: 'other' }, notification(sessionId, loopId)] };
+    const answer = await t.http.post(`/v1/sessions/${sessionId}/process-completions/batch`).set(bearer(token)).send(body).expect(200);
+    // The loop holds one: the third is refused inbox_full (capacity 1).
+    expect(answer.body.results.map((result: { status: number }) => result.status)).toEqual([202, 422, 503]);
+    const samples = await scrape();
+    expect(['202', '422', '503'].map((status) => valueOf(samples, 'pn_batch_deliveries_total', { status }))).toEqual([1, 1, 1]);
+    expect(valueOf(samples, 'pn_http_requests_total', { route: `${COMPLETIONS_ROUTE}/batch`, status: '200' })).toBe(1);
+    expect(['accepted', 'collision', 'stopped'].map((disposition) => valueOf(samples, 'pn_notifications_total', { disposition }))).toEqual([
+      1, 1, 1,
+    ]);
+    expect(valueOf(samples, 'pn_notifications_stopped_total', { cause: 'inbox_full' })).toBe(1);
+  });
+
   it('observes every journal commit: time and batch size histograms', async () => {
     const { sessionId, loopId, token } = await openSessionWithLoop(t);
     await t.http.post(`/v1/sessions/${sessionId}/process-completions`).set(bearer(token)).send(notification(sessionId, loopId)).expect(202);
