@@ -17,6 +17,19 @@ import { ADMIN_TOKEN, admin, bearer, createHttpTestApp, notification, type HttpT
 
 const CAPACITY = 4;
 
+// A new completion of the loop, as a program would deliver it through the client.
+function completionOf(sessionId: string, loopId: string, overrides: { process_handle?: string } = {}): ProcessCompletionNotification {
+  return {
+    command_id: randomUUID(),
+    session_id: sessionId,
+    loop_id: loopId,
+    process_handle: 'job',
+    state: 'exited',
+    reason: 'exited',
+    ...overrides,
+  };
+}
+
 interface Answered {
   readonly status: number;
   readonly headers: Record<string, string>;
@@ -194,15 +207,7 @@ describe('the client coalesces the deliveries of a session issued together', () 
     });
     const { loop_id: loopId } = await client.openLoop(session.session_id);
     requests.length = 0;
-    const completion = (overrides: { process_handle?: string } = {}): ProcessCompletionNotification => ({
-      command_id: randomUUID(),
-      session_id: session.session_id,
-      loop_id: loopId,
-      process_handle: 'job',
-      state: 'exited',
-      reason: 'exited',
-      ...overrides,
-    });
+    const completion = (overrides: { process_handle?: string } = {}) => completionOf(session.session_id, loopId, overrides);
     return { client, requests, sessionId: session.session_id, loopId, completion };
   }
 
@@ -310,14 +315,7 @@ describe('the client against a server whose batch route is missing or hostile', 
     const client = new ProcessNotificationsClient({ baseUrl: front.url, token: session.token, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     const { loop_id: loopId } = await client.openLoop(session.session_id);
     front.paths.length = 0;
-    const completion = (): ProcessCompletionNotification => ({
-      command_id: randomUUID(),
-      session_id: session.session_id,
-      loop_id: loopId,
-      process_handle: 'job',
-      state: 'exited',
-      reason: 'exited',
-    });
+    const completion = () => completionOf(session.session_id, loopId);
     return { front, client, completion, sessionId: session.session_id, loopId };
   }
 

@@ -1,16 +1,12 @@
 import { MAX_CONSUME_BATCH, type ConsumeResult, type Consumption } from 'process-notifications-contract';
 import { ProblemError } from './problem.error.js';
+import { nextTurn } from './next-turn.js';
 
 interface Waiting {
   readonly commandId: string;
   resolve(value: Consumption): void;
   reject(error: unknown): void;
 }
-
-// A turn of the event loop, so that consumes issued together (the items of one chunk of a
-// stream, say) join one request; setImmediate where there is one (Node), else a timer.
-const nextTurn: (run: () => void) => void =
-  typeof setImmediate === 'function' ? (run) => void setImmediate(run) : (run) => void setTimeout(run, 0);
 
 /**
  * Coalesces one loop's consumes issued close together into batch requests (issue 37): the first

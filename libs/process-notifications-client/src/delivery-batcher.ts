@@ -1,6 +1,7 @@
 import { MAX_BODY_BYTES, MAX_DELIVERY_BATCH } from 'process-notifications-contract';
 import { BadAnswerError } from './bad-answer.error.js';
 import type { HttpAnswer } from './http-transport.js';
+import { nextTurn } from './next-turn.js';
 
 /** An answer and its whole body, as one attempt of a call gets it. */
 export interface Exchanged {
@@ -36,9 +37,6 @@ const FRAME_BYTES = 20;
  * is sent again alone, so that only its own caller hears of it.
  */
 const ONE_MAY_HAVE_CAUSED = new Set([400, 413, 415]);
-
-const nextTurn: (run: () => void) => void =
-  typeof setImmediate === 'function' ? (run) => void setImmediate(run) : (run) => void setTimeout(run, 0);
 
 /**
  * Coalesces one session's delivery attempts into batch requests (`POST
