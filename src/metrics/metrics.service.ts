@@ -168,12 +168,15 @@ export class MetricsService implements OnModuleDestroy {
   }
 
   /**
-   * Counts a notification of a batch delivery by its result's status: the batch request itself
+   * Counts the notifications of a batch delivery by their results' statuses: the batch request itself
    * answers 200, so a journal outage (503) shows here, where the single route's shows in
    * `pn_http_requests_total`.
    */
-  countBatchDelivery(status: number): void {
-    this.batchDeliveries.inc({ status: String(status) });
+  countBatchDeliveries(results: ReadonlyArray<{ readonly status: number }>): void {
+    // One increment per status, not per notification: prom-client hashes the labels on each.
+    const counts = new Map<number, number>();
+    for (const { status } of results) counts.set(status, (counts.get(status) ?? 0) + 1);
+    for (const [status, count] of counts) this.batchDeliveries.inc({ status: String(status) }, count);
   }
 
   /** Counts a lifecycle record the journal took for the first time. */

@@ -134,7 +134,7 @@ export class ProcessNotificationsController {
     const { notifications } = DeliveryBatchRequestDto.of(body);
     // Together, as concurrent single deliveries: the journal writer commits them in its batches.
     const results = await Promise.all(notifications.map((notification) => this.deliverOne(sessionId, notification, request)));
-    for (const { status } of results) this.metrics.countBatchDelivery(status);
+    this.metrics.countBatchDeliveries(results);
     return { results };
   }
 

@@ -157,6 +157,12 @@ describe('batch delivery against the real server', () => {
         .set(s.auth)
         .send(body as object);
     const invalid = { code: 'invalid_field' };
+    // No body is `{}`, as for every route's closed schema: no notifications.
+    expect((await server.http.post(path).set(s.auth).expect(400)).body).toMatchObject({
+      ...invalid,
+      field: 'notifications',
+      detail: 'notifications must be an array',
+    });
     expect((await post({ notifications: [] }).expect(400)).body).toMatchObject({ ...invalid, field: 'notifications' });
     const many = Array.from({ length: MAX_DELIVERY_BATCH + 1 }, () => ({}));
     expect((await post({ notifications: many }).expect(400)).body).toMatchObject({ ...invalid, field: 'notifications' });

@@ -9,7 +9,8 @@ export type BadAnswerCode = (typeof BAD_ANSWER_CODES)[number];
 
 /**
  * The server answered, but not with what the client can take: an answer past `maxAnswerBytes`,
- * an event of a stream past `maxEventBytes`, or a success answer or an event that is not JSON.
+ * an event of a stream past `maxEventBytes`, or a success answer or an event that is not JSON
+ * (or, for a batch delivery, not one result per notification, each naming its own).
  * Never retried: the request reached the server (a write may have been applied), and the same
  * server would answer the same again. The client stopped reading at the bound, so a hostile or
  * broken server cannot exhaust it.

@@ -1,4 +1,4 @@
-import { MAX_BODY_BYTES } from 'process-notifications-contract';
+import { MAX_BODY_BYTES, MAX_DELIVERY_BATCH } from 'process-notifications-contract';
 import { BadAnswerError } from './bad-answer.error.js';
 import { DeliveryBatcher, type DeliveryRoutes, type Exchanged } from './delivery-batcher.js';
 
@@ -32,6 +32,7 @@ function scripted(onBatch: (ids: string[]) => Promise<Exchanged> | Exchanged) {
       return onBatch(ids);
     },
     unsupported: () => void unsupported++,
+    batchSupported: () => unsupported === 0,
   };
   let idle = 0;
   const batcher = new DeliveryBatcher(routes, 'http://server/batch', () => void idle++);
@@ -155,6 +156,28 @@ describe('DeliveryBatcher', () => {
     await Promise.all([2, 3].map((i) => batcher.exchange(bodyOf(i), idOf(i))));
     expect(sent).toEqual(['batch 2', ...[0, 1, 2, 3].map((i) => `one ${idOf(i)}`)]);
     expect(unsupported()).toBe(1);
+  });
+
+  it('sends alone what gathered while the batch that found the route missing was on its way', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { batcher, sent } = scripted(async () => {
+      await held;
+      return exchanged(404, 'no such route');
+    });
+    const first = [0, 1].map((i) => batcher.exchange(bodyOf(i), idOf(i)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [2, 3].map((i) => batcher.exchange(bodyOf(i), idOf(i)));
+    release();
+    await Promise.all([...first, ...later]);
+    expect(sent).toEqual(['batch 2', ...[0, 1, 2, 3].map((i) => `one ${idOf(i)}`)]);
+  });
+
+  it('is idle once a full batch, sent at once, settled before its turn came', async () => {
+    const { batcher, idle } = scripted((ids) => results(ids));
+    await Promise.all(Array.from({ length: MAX_DELIVERY_BATCH }, (_, i) => batcher.exchange(bodyOf(i), idOf(i))));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(idle()).toBe(1);
   });
 
   it('rejects every attempt with the failure of the request itself', async () => {

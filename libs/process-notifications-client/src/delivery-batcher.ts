@@ -26,6 +26,8 @@ export interface DeliveryRoutes {
   batch(body: string): Promise<Exchanged>;
   /** The batch route answered that it does not exist: its caller sends every delivery alone from now on. */
   unsupported(): void;
+  /** False once any batcher of the caller found the batch route missing. */
+  batchSupported(): boolean;
 }
 
 // The batch body's frame around the notifications, in bytes: `{"notifications":[` and `]}`.
@@ -93,7 +95,7 @@ export class DeliveryBatcher {
     this.waiting = [];
     this.waitingBytes = FRAME_BYTES;
     this.inFlight++;
-    const sent = group.length === 1 || this.routeMissing ? this.eachAlone(group) : this.together(group);
+    const sent = group.length === 1 || this.routeMissing || !this.routes.batchSupported() ? this.eachAlone(group) : this.together(group);
     void sent
       // Nothing may leave a caller waiting: a failure of this code itself fails the group's calls
       // (rejecting a call that settled already does nothing).
@@ -107,7 +109,7 @@ export class DeliveryBatcher {
       });
   }
 
-  private eachAlone(group: readonly Waiting[]): Promise<unknown> {
+  private async eachAlone(group: readonly Waiting[]): Promise<unknown> {
     return Promise.all(
       group.map((entry) =>
         this.routes.one(entry.body).then(
@@ -152,13 +154,13 @@ export class DeliveryBatcher {
     }
     group.forEach((entry, i) => {
       const result = results[i]!;
-      const named = (result.body as { command_id?: unknown }).command_id;
-      // A delivery's answer names its notification (the server writes ids lower-case).
-      if (result.status < 300 && (typeof named !== 'string' || named.toLowerCase() !== entry.commandId.toLowerCase())) {
-        entry.reject(new BadAnswerError('answer_not_json', `result ${i} of POST ${this.url} is not the delivery of ${entry.commandId}`));
-        return;
-      }
       try {
+        // A delivery's answer names its notification (the server writes ids lower-case).
+        const named = (result.body as { command_id?: unknown }).command_id;
+        if (result.status >= 200 && result.status < 300 && String(named).toLowerCase() !== String(entry.commandId).toLowerCase()) {
+          entry.reject(new BadAnswerError('answer_not_json', `result ${i} of POST ${this.url} is not the delivery of ${entry.commandId}`));
+          return;
+        }
         entry.resolve(exchangedOf(result));
       } catch (error) {
         // A body that cannot be written back as text (nested past the stack): that call's answer alone is bad.

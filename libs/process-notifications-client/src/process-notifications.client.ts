@@ -354,6 +354,8 @@ export class ProcessNotificationsClient {
    */
   deliverCompletion(notification: ProcessCompletionNotification, options: CallOptions = {}): Promise<CompletionDelivery> {
     const path = `/v1/sessions/${segment(notification.session_id)}/process-completions`;
+    // Read once, as the body is serialized once: every attempt names the same notification.
+    const commandId = notification.command_id;
     const alone =
       !this.coalesceDeliveries || options.signal !== undefined || options.onRetry !== undefined || options.deadlineMs !== undefined;
     if (alone) return this.post('deliverCompletion', path, notification, options);
@@ -365,8 +367,7 @@ export class ProcessNotificationsClient {
       options,
       retryByDefault: true,
       // Each attempt, retries included, joins its turn's batch while the server has the batch route.
-      attempt: (body) =>
-        this.coalesceDeliveries ? this.deliveryBatcher(path).exchange(body, notification.command_id) : this.postJson(path, body),
+      attempt: (body) => (this.coalesceDeliveries ? this.deliveryBatcher(path).exchange(body, commandId) : this.postJson(path, body)),
     });
   }
 
@@ -385,6 +386,7 @@ export class ProcessNotificationsClient {
           one: (body) => this.postJson(path, body),
           batch: (body) => this.postJson(`${path}/batch`, body),
           unsupported: () => (this.coalesceDeliveries = false),
+          batchSupported: () => this.coalesceDeliveries,
         },
         `${this.baseUrl}${path}/batch`,
         () => {
