@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { ProcessNotificationsClient, type CompletionDelivery, type ProcessCompletionNotification } from 'process-notifications-client';
+import {
+  ProcessNotificationsClient,
+  SUCCESS_DISPOSITIONS,
+  type CompletionDelivery,
+  type ProcessCompletionNotification,
+} from 'process-notifications-client';
 import { freePort } from '../support/private-postgres.js';
 import { SERVER_ADMIN_TOKEN, ServerProcess } from '../support/server-process.js';
 import { tempDir } from './support/temp-dir.js';
@@ -55,7 +60,7 @@ describe('batch deliveries across a SIGKILL of the server (file database)', () =
 
       const deliveries = await Promise.all(calls);
       expect(deliveries.map((delivery) => delivery.command_id)).toEqual(sent.map((n) => n.command_id));
-      for (const delivery of deliveries) expect(['accepted', 'duplicate']).toContain(delivery.disposition);
+      for (const delivery of deliveries) expect(SUCCESS_DISPOSITIONS).toContain(delivery.disposition);
       expect(answeredBeforeKill.size).toBeGreaterThanOrEqual(150);
       expect(answeredBeforeKill.size).toBeLessThan(sent.length);
 
